@@ -1,0 +1,107 @@
+/**
+ * The contract between the host and the sandbox: what a run needs, what it answers.
+ * Everything here is plain JSON data: it crosses a process boundary (host ⇄ sandbox worker).
+ * This file is imported by both sides; it imports nothing.
+ */
+
+/** Limits of one run. Units are in the names. */
+export interface RunLimits {
+  readonly heapMb: number;
+  readonly cpuMs: number;
+  readonly wallMs: number;
+  readonly resultBytes: number;
+  readonly logBytes: number;
+  readonly loopbackCalls: number;
+}
+
+export const DEFAULT_RUN_LIMITS: RunLimits = Object.freeze({
+  heapMb: 64,
+  cpuMs: 5_000,
+  wallMs: 30_000,
+  resultBytes: 1_048_576,
+  logBytes: 65_536,
+  loopbackCalls: 100,
+});
+
+/** The caller as inert data. Permissions are already narrowed by the credential's scopes. */
+export interface GuestUser {
+  readonly id: string;
+  readonly name: string;
+  readonly isAdmin: boolean;
+  readonly groups: readonly string[];
+  readonly permissions: readonly string[];
+  readonly pluginPermissions: readonly string[];
+}
+
+/** Where `knot:plugin.call` goes. The token is held by the worker, never given to guest code. */
+export interface LoopbackTarget {
+  /** e.g. `http://127.0.0.1:7700` */
+  readonly baseUrl: string;
+  readonly token: string;
+}
+
+export interface RunJob {
+  /** Opaque id for logs and cancellation. */
+  readonly runId: string;
+  /** The tool's JavaScript (TypeScript is stripped by the host before it gets here). */
+  readonly source: string;
+  /** A name for stack traces and diagnostics, e.g. `tool:weather`. */
+  readonly filename: string;
+  /** Arguments: both `request.params` and the `knot:tool` context. */
+  readonly params: Record<string, unknown>;
+  readonly user: GuestUser;
+  readonly loopback: LoopbackTarget | null;
+  readonly limits: RunLimits;
+  /** Echoed to plugin handlers as the `x-request-id` of loopback calls. */
+  readonly requestId?: string;
+}
+
+export interface LogLine {
+  readonly level: "debug" | "info" | "warn" | "error";
+  readonly message: string;
+}
+
+/** What a tool answered. `return*` in knot:tool decides the kind; a plain return is text or json. */
+export type ToolResult =
+  | { readonly kind: "text"; readonly text: string }
+  | { readonly kind: "json"; readonly value: unknown }
+  | { readonly kind: "toon"; readonly text: string }
+  | { readonly kind: "content"; readonly content: readonly ContentBlock[] }
+  | { readonly kind: "none" };
+
+export type ContentBlock =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image"; readonly data: string; readonly mimeType: string }
+  | { readonly type: "audio"; readonly data: string; readonly mimeType: string }
+  | { readonly type: "resource"; readonly resource: { readonly uri: string; readonly mimeType?: string; readonly text?: string; readonly blob?: string } };
+
+export interface SafeError {
+  /** SCREAMING_SNAKE code, see sandbox/errors.ts. */
+  readonly code: string;
+  readonly message: string;
+}
+
+export type RunOutcome =
+  | { readonly ok: true; readonly result: ToolResult; readonly log: readonly LogLine[]; readonly durationMs: number }
+  | { readonly ok: false; readonly error: SafeError; readonly log: readonly LogLine[]; readonly durationMs: number };
+
+/** Sent while a run is going on (knot:tool progress/log); forwarded to MCP clients. */
+export type RunEvent =
+  | { readonly type: "progress"; readonly done: number; readonly total?: number; readonly message?: string }
+  | { readonly type: "log"; readonly level: LogLine["level"]; readonly message: string };
+
+/** Host-side hooks of one run. */
+export interface RunHooks {
+  /**
+   * Source of an importable module (`plugin:<name>`, `plugin:<name>/<stem>`, `lib:<name>`), or null
+   * when the caller may not import it. Called by the worker's linker, through the pool.
+   */
+  resolveModule(specifier: string): Promise<string | null> | string | null;
+  onEvent?(event: RunEvent): void;
+  signal?: AbortSignal;
+}
+
+/** Header names and routes both sides agree on. */
+export const LOOPBACK_TOKEN_HEADER = "authorization";
+export const REQUEST_ID_HEADER = "x-request-id";
+export const PLUGIN_ROUTE_PREFIX = "/plugins/";

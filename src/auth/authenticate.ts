@@ -1,0 +1,69 @@
+/**
+ * Turns a presented credential into a Principal, or null. API tokens are looked up by the hash of
+ * the secret (only hashes are stored); expired and revoked ones are refused. Loopback tokens are
+ * accepted only from a loopback address and only on the routes a user tool's guest libraries need
+ * (`/plugins/…` and read-only `/api` routes), never on management endpoints.
+ */
+import type { Principal } from "../identity/principal.ts";
+import type { Store, TokenRecord } from "../store/store.ts";
+import { type LoopbackTokens } from "./loopback-tokens.ts";
+import { hashSecret } from "./secrets.ts";
+
+export type RouteClass = "plugin" | "api-read" | "management" | "mcp";
+
+export interface Credential {
+  readonly bearer: string | null;
+  readonly remoteAddress: string | undefined;
+  readonly route: RouteClass;
+}
+
+export interface Authenticator {
+  authenticate(credential: Credential): Promise<Principal | null>;
+  /** The principal of a stored user, as the local CLI acts for it (no token involved). */
+  principalFor(userId: string, via?: Principal["via"]): Promise<Principal | null>;
+  principalForToken(token: TokenRecord): Promise<Principal | null>;
+}
+
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false;
+  return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
+}
+
+export function createAuthenticator(store: Store, loopback: LoopbackTokens): Authenticator {
+  const principalFor = async (userId: string, via: Principal["via"] = "cli"): Promise<Principal | null> => {
+    const user = await store.getUser(userId);
+    if (!user) return null;
+    const [groups, granted] = await Promise.all([store.groupsOf(userId), store.permissionsOf(userId)]);
+    return { user, groups, granted, scopes: null, tokenId: null, via };
+  };
+  const principalForToken = async (token: TokenRecord): Promise<Principal | null> => {
+    const base = await principalFor(token.userId, "token");
+    return base && { ...base, scopes: token.scopes, tokenId: token.id };
+  };
+  return {
+    principalFor,
+    principalForToken,
+    async authenticate({ bearer, remoteAddress, route }) {
+      if (!bearer) return null;
+      const run = loopback.lookup(bearer);
+      if (run) {
+        const allowed = (route === "plugin" || route === "api-read") && isLoopbackAddress(remoteAddress);
+        return allowed ? run.principal : null;
+      }
+      const token = await store.findTokenByHash(hashSecret(bearer));
+      if (!token || token.revokedAt !== null) return null;
+      const now = new Date().toISOString();
+      if (token.expiresAt !== null && token.expiresAt <= now) return null;
+      const principal = await principalForToken(token);
+      if (principal) void store.touchToken(token.id, now).catch(() => {});
+      return principal;
+    },
+  };
+}
+
+/** `Authorization: Bearer <token>` → the token, or null. */
+export function bearerFrom(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}

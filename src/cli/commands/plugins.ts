@@ -1,0 +1,21 @@
+import path from "node:path";
+import { loadPlugins } from "../../plugins/loader.ts";
+import { RUNTIME_VERSION } from "../../version.ts";
+import { COMMON_OPTIONS, parse, resolveConfig, usageError } from "../context.ts";
+
+/** `plugins check DIR`: exit 0 when every plugin loads; else one line per problem on stderr. */
+export async function pluginsCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, COMMON_OPTIONS);
+  const [action, dir] = positionals;
+  if (action !== "check" || !dir) throw usageError("plugins check DIR");
+  const config = resolveConfig({ ...values, plugins: dir });
+  const registry = await loadPlugins({ root: path.resolve(dir), runtimeVersion: RUNTIME_VERSION, pluginConfig: config.plugins });
+  for (const warning of registry.warnings) process.stderr.write(`warning: ${warning}\n`);
+  for (const failure of registry.failed) {
+    for (const problem of failure.problems) process.stderr.write(`${failure.name}: ${problem.code}: ${problem.message}\n`);
+  }
+  for (const plugin of registry.loaded.values()) {
+    process.stdout.write(`ok ${plugin.name} ${plugin.manifest.version}: ${plugin.manifest.handlers.length} handlers, ${plugin.manifest.mcpTools.length} MCP tools, ${plugin.manifest.exports.length} exports\n`);
+  }
+  return registry.failed.length === 0 ? 0 : 1;
+}

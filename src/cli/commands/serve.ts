@@ -1,0 +1,32 @@
+import { createApp } from "../../app.ts";
+import { hashSecret, mintSecret } from "../../auth/secrets.ts";
+import type { Store } from "../../store/store.ts";
+import { COMMON_OPTIONS, parse, resolveConfig } from "../context.ts";
+import { API_TOKEN_PREFIX } from "./tokens.ts";
+
+/** The first start on an empty database creates the user `admin` and prints its token once. */
+export async function bootstrapAdmin(store: Store): Promise<string | null> {
+  if ((await store.countUsers()) > 0) return null;
+  const admin = await store.createUser({ name: "admin", isAdmin: true });
+  const secret = mintSecret(API_TOKEN_PREFIX);
+  await store.createToken({ userId: admin.id, name: "bootstrap", secretHash: hashSecret(secret), scopes: null, expiresAt: null });
+  return secret;
+}
+
+export async function serveCommand(args: string[]): Promise<number> {
+  const { values } = parse(args, { ...COMMON_OPTIONS, host: { type: "string" }, port: { type: "string" } });
+  const config = resolveConfig(values);
+  const app = await createApp(config);
+  const token = await bootstrapAdmin(app.store);
+  const { url } = await app.listen();
+  const loaded = [...app.pool.registry.loaded.keys()];
+  process.stdout.write(`knot-tools listening on ${url}\n  plugins: ${config.pluginsDir} (${loaded.join(", ") || "none"}${app.pool.registry.failed.length ? `; ${app.pool.registry.failed.length} failed` : ""})\n  database: ${config.database}\n`);
+  if (token) process.stdout.write(`created user "admin"; its API token (shown once):\n${token}\n`);
+  const stop = () => {
+    process.stdout.write("shutting down\n");
+    app.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  return -1;
+}

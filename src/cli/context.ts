@@ -1,0 +1,52 @@
+/**
+ * Shared CLI plumbing: option parsing (node:util parseArgs), config resolution with the documented
+ * defaults, and the rule that errors are one clear line on stderr and a non-zero exit.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { DEFAULT_CONFIG, loadConfigFile, withOverrides, type ServerConfig } from "../config.ts";
+import { KnotError } from "../errors.ts";
+
+export const BUNDLED_PLUGINS = path.resolve(import.meta.dirname, "../../examples/plugins");
+
+export const COMMON_OPTIONS = {
+  db: { type: "string" },
+  config: { type: "string" },
+  plugins: { type: "string" },
+} as const satisfies ParseArgsConfig["options"];
+
+export function parse<O extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: O) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new KnotError("BAD_REQUEST", (error as Error).message);
+  }
+}
+
+/** `./knot-tools.toml` if present; `./plugins` if it exists, else the bundled examples; `./data/knot-tools.db`. */
+export function resolveConfig(values: { db?: string; config?: string; plugins?: string; host?: string; port?: string }): ServerConfig {
+  const cwd = process.cwd();
+  const file = values.config ?? (fs.existsSync(path.join(cwd, "knot-tools.toml")) ? path.join(cwd, "knot-tools.toml") : null);
+  const base = file ? loadConfigFile(file) : { ...DEFAULT_CONFIG, database: path.resolve(cwd, DEFAULT_CONFIG.database) };
+  const pluginsDir = values.plugins ? path.resolve(values.plugins)
+    : base.pluginsDir || (fs.existsSync(path.join(cwd, "plugins")) ? path.join(cwd, "plugins") : BUNDLED_PLUGINS);
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new KnotError("BAD_REQUEST", `--port must be a number between 0 and 65535, got "${values.port}"`);
+  }
+  return withOverrides(base, { pluginsDir, database: values.db ? path.resolve(values.db) : undefined, host: values.host, port });
+}
+
+export function usageError(message: string): KnotError {
+  return new KnotError("BAD_REQUEST", message);
+}
+
+/** Parses `30d`, `12h`, `15m` into an ISO expiry from now. */
+export function expiryFrom(text: string, now = Date.now()): string {
+  const match = /^(\d+)([dhm])$/.exec(text);
+  if (!match) throw usageError(`--expires must look like 30d, 12h or 15m, got "${text}"`);
+  const unit = { d: 86_400_000, h: 3_600_000, m: 60_000 }[match[2] as "d" | "h" | "m"];
+  return new Date(now + Number(match[1]) * unit).toISOString();
+}

@@ -1,0 +1,125 @@
+/**
+ * One typed configuration with frozen safe defaults. The file is TOML (`knot-tools.toml`);
+ * unknown keys are rejected so a typo never silently falls back to a default. Units are in the
+ * key names. `[plugins.<name>]` tables are handed to that plugin as `request.config`.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { DEFAULT_RUN_LIMITS, type RunLimits } from "../sandbox/protocol.ts";
+import { KnotError } from "./errors.ts";
+import { parseToml } from "./toml.ts";
+
+export interface ServerConfig {
+  readonly host: string;
+  readonly port: number;
+  /** The URL the sandbox's loopback calls use; defaults to http://127.0.0.1:<bound port>. */
+  readonly database: string;
+  readonly pluginsDir: string;
+  readonly maxBodyBytes: number;
+  readonly handlerTimeoutMs: number;
+  readonly sandbox: { readonly workers: number; readonly runsPerWorker: number; readonly workerMemoryMb: number };
+  readonly limits: RunLimits;
+  readonly loopbackTokenTtlMs: number;
+  readonly mcp: { readonly stateless: boolean; readonly allowedHosts: readonly string[] };
+  readonly audit: { readonly retentionDays: number; readonly maskKey: string | null };
+  readonly plugins: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+}
+
+export const DEFAULT_CONFIG: ServerConfig = Object.freeze({
+  host: "127.0.0.1",
+  port: 7700,
+  database: "./data/knot-tools.db",
+  pluginsDir: "",
+  maxBodyBytes: 1_048_576,
+  handlerTimeoutMs: 30_000,
+  sandbox: Object.freeze({ workers: 2, runsPerWorker: 4, workerMemoryMb: 512 }),
+  limits: DEFAULT_RUN_LIMITS,
+  loopbackTokenTtlMs: 60_000,
+  mcp: Object.freeze({ stateless: false, allowedHosts: Object.freeze([]) }),
+  audit: Object.freeze({ retentionDays: 90, maskKey: null }),
+  plugins: Object.freeze({}),
+});
+
+const SHAPE: Record<string, Record<string, "string" | "number" | "boolean" | "string[]"> | "string" | "number"> = {
+  server: { host: "string", port: "number", database: "string", plugins_dir: "string", max_body_bytes: "number", handler_timeout_ms: "number", loopback_token_ttl_ms: "number" },
+  sandbox: { workers: "number", runs_per_worker: "number", worker_memory_mb: "number" },
+  limits: { heap_mb: "number", cpu_ms: "number", wall_ms: "number", result_bytes: "number", log_bytes: "number", loopback_calls: "number" },
+  mcp: { stateless: "boolean", allowed_hosts: "string[]" },
+  audit: { retention_days: "number", mask_key: "string" },
+};
+
+/** Reads a config file (relative paths in it are relative to the file) merged over the defaults. */
+export function loadConfigFile(file: string): ServerConfig {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch {
+    throw new KnotError("CONFIG_INVALID", `cannot read config file ${file}`);
+  }
+  return configFromToml(parseToml(text, file), path.dirname(path.resolve(file)));
+}
+
+export function configFromToml(doc: Record<string, unknown>, baseDir: string): ServerConfig {
+  for (const [section, value] of Object.entries(doc)) {
+    if (section === "plugins") continue;
+    const shape = SHAPE[section];
+    if (!shape || typeof shape !== "object") throw new KnotError("CONFIG_INVALID", `config: unknown section [${section}]`, { where: section });
+    checkSection(section, value, shape);
+  }
+  const s = (doc.server ?? {}) as Record<string, unknown>;
+  const sb = (doc.sandbox ?? {}) as Record<string, unknown>;
+  const l = (doc.limits ?? {}) as Record<string, unknown>;
+  const m = (doc.mcp ?? {}) as Record<string, unknown>;
+  const a = (doc.audit ?? {}) as Record<string, unknown>;
+  const d = DEFAULT_CONFIG;
+  const rel = (p: unknown, fallback: string) => (typeof p === "string" ? path.resolve(baseDir, p) : fallback);
+  return Object.freeze({
+    host: (s.host as string) ?? d.host,
+    port: (s.port as number) ?? d.port,
+    database: rel(s.database, d.database),
+    pluginsDir: rel(s.plugins_dir, d.pluginsDir),
+    maxBodyBytes: (s.max_body_bytes as number) ?? d.maxBodyBytes,
+    handlerTimeoutMs: (s.handler_timeout_ms as number) ?? d.handlerTimeoutMs,
+    loopbackTokenTtlMs: (s.loopback_token_ttl_ms as number) ?? d.loopbackTokenTtlMs,
+    sandbox: Object.freeze({ workers: (sb.workers as number) ?? d.sandbox.workers, runsPerWorker: (sb.runs_per_worker as number) ?? d.sandbox.runsPerWorker, workerMemoryMb: (sb.worker_memory_mb as number) ?? d.sandbox.workerMemoryMb }),
+    limits: Object.freeze({
+      heapMb: (l.heap_mb as number) ?? d.limits.heapMb, cpuMs: (l.cpu_ms as number) ?? d.limits.cpuMs, wallMs: (l.wall_ms as number) ?? d.limits.wallMs,
+      resultBytes: (l.result_bytes as number) ?? d.limits.resultBytes, logBytes: (l.log_bytes as number) ?? d.limits.logBytes, loopbackCalls: (l.loopback_calls as number) ?? d.limits.loopbackCalls,
+    }),
+    mcp: Object.freeze({ stateless: (m.stateless as boolean) ?? d.mcp.stateless, allowedHosts: Object.freeze((m.allowed_hosts as string[]) ?? d.mcp.allowedHosts) }),
+    audit: Object.freeze({ retentionDays: (a.retention_days as number) ?? d.audit.retentionDays, maskKey: (a.mask_key as string) ?? d.audit.maskKey }),
+    plugins: pluginTables(doc.plugins),
+  });
+}
+
+function checkSection(section: string, value: unknown, shape: Record<string, string>): void {
+  if (!isTable(value)) throw new KnotError("CONFIG_INVALID", `config: [${section}] must be a table`, { where: section });
+  for (const [key, v] of Object.entries(value)) {
+    const type = shape[key];
+    if (!type) throw new KnotError("CONFIG_INVALID", `config: unknown key ${section}.${key}`, { where: `${section}.${key}` });
+    const ok = type === "string[]" ? Array.isArray(v) && v.every((x) => typeof x === "string")
+      : type === "number" ? typeof v === "number" && Number.isFinite(v) && v >= 0 : typeof v === type;
+    if (!ok) throw new KnotError("CONFIG_INVALID", `config: ${section}.${key} must be ${type === "string[]" ? "a list of strings" : `a ${type}`}`, { where: `${section}.${key}` });
+  }
+}
+
+function pluginTables(value: unknown): ServerConfig["plugins"] {
+  if (value === undefined) return Object.freeze({});
+  if (!isTable(value)) throw new KnotError("CONFIG_INVALID", "config: [plugins] must hold one table per plugin", { where: "plugins" });
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [name, table] of Object.entries(value)) {
+    if (!isTable(table)) throw new KnotError("CONFIG_INVALID", `config: [plugins.${name}] must be a table`, { where: `plugins.${name}` });
+    out[name] = Object.freeze({ ...table });
+  }
+  return Object.freeze(out);
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+/** Apply command-line overrides (already parsed) on top of a config. */
+export function withOverrides(config: ServerConfig, overrides: Partial<Pick<ServerConfig, "host" | "port" | "database" | "pluginsDir">>): ServerConfig {
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+  return Object.freeze({ ...config, ...defined });
+}

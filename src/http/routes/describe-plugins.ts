@@ -1,0 +1,24 @@
+import type { PluginRegistry } from "../../plugins/registry.ts";
+
+/** Everything an admin needs to see about the plugins folder: declarations, failures, warnings. */
+export function describePlugins(registry: PluginRegistry) {
+  return {
+    root: registry.root,
+    loaded: [...registry.loaded.values()].map((plugin) => ({
+      name: plugin.name,
+      version: plugin.manifest.version,
+      description: plugin.manifest.description,
+      api: plugin.manifest.api,
+      requires: plugin.manifest.requires,
+      permissions: plugin.manifest.permissions,
+      handlers: plugin.manifest.handlers,
+      mcpTools: plugin.manifest.mcpTools,
+      pages: plugin.manifest.pages,
+      exports: plugin.manifest.exports.map((e) => ({ ...e, specifier: `plugin:${plugin.name}/${e.stem}` })),
+      clientModules: plugin.clientModules?.specifiers ?? [],
+      config: plugin.manifest.config,
+    })),
+    failed: registry.failed.map((f) => ({ name: f.name, reason: f.reason, problems: f.problems })),
+    warnings: registry.warnings,
+  };
+}

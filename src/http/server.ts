@@ -1,0 +1,76 @@
+/**
+ * The one HTTP server: authenticates, routes, and turns every failure into a coded JSON answer.
+ * No input may crash it: unexpected errors are logged with the request id and answered as
+ * INTERNAL without detail.
+ */
+import { randomUUID } from "node:crypto";
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import { bearerFrom, type Authenticator } from "../auth/authenticate.ts";
+import { KnotError } from "../errors.ts";
+import { effectiveIsAdmin } from "../identity/principal.ts";
+import type { Logger } from "../log.ts";
+import { parseJsonObject, readBody } from "./body.ts";
+import { sendError } from "./respond.ts";
+import type { PublicContext, Route, Router } from "./router.ts";
+
+export interface HttpServerOptions {
+  readonly router: Router;
+  readonly auth: Authenticator;
+  readonly logger: Logger;
+  readonly maxBodyBytes: number;
+  /** Handles paths the router does not own (e.g. /mcp); answers true when it took the request. */
+  readonly fallback?: (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<boolean>;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export function createHttpServer(options: HttpServerOptions): http.Server {
+  const server = http.createServer((req, res) => {
+    const header = req.headers["x-request-id"];
+    const requestId = typeof header === "string" && REQUEST_ID.test(header) ? header : randomUUID();
+    res.setHeader("x-request-id", requestId);
+    handle(options, req, res, requestId).catch((error: unknown) => fail(options.logger, res, error, requestId));
+  });
+  server.on("clientError", (_error, socket) => {
+    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
+  });
+  return server;
+}
+
+async function handle(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://localhost");
+  if (options.fallback && (await options.fallback(req, res, requestId))) return;
+  const method = req.method ?? "GET";
+  const matched = options.router.match(method === "HEAD" ? "GET" : method, url.pathname);
+  if (!matched) throw new KnotError("NOT_FOUND", `no route for ${url.pathname}`);
+  if ("allowed" in matched) {
+    res.setHeader("allow", [...new Set(matched.allowed)].join(", "));
+    throw new KnotError("BAD_REQUEST", `method ${method} is not allowed on ${url.pathname}`);
+  }
+  const base: PublicContext = {
+    req, res, url, params: matched.params, requestId,
+    json: async () => parseJsonObject(await readBody(req, options.maxBodyBytes)),
+  };
+  const route: Route = matched.route;
+  if (route.access === "public") return route.handle(base);
+
+  const principal = await options.auth.authenticate({ bearer: bearerFrom(req.headers.authorization), remoteAddress: req.socket.remoteAddress, route: route.access });
+  if (!principal) {
+    res.setHeader("www-authenticate", 'Bearer realm="knot-tools"');
+    throw new KnotError("UNAUTHENTICATED", "a valid bearer token is required");
+  }
+  if (route.admin && !effectiveIsAdmin(principal)) throw new KnotError("PERMISSION_DENIED", "permission denied: admins only");
+  return route.handle({ ...base, principal });
+}
+
+function fail(logger: Logger, res: ServerResponse, error: unknown, requestId: string): void {
+  const known = error instanceof KnotError ? error : null;
+  if (!known) logger.error("request failed", { requestId, error });
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  // A refused body is not read further: close the connection rather than drain a large upload.
+  const headers: Record<string, string> = known?.code === "PAYLOAD_TOO_LARGE" ? { connection: "close" } : {};
+  sendError(res, known ?? new KnotError("INTERNAL", "internal error"), headers);
+}

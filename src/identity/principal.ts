@@ -1,0 +1,80 @@
+import type { TokenScopes, UserRecord } from "../store/store.ts";
+import { scopeAllows, scopeAllowsWrite } from "./scopes.ts";
+
+/** Built-in permission ids (not owned by any plugin). */
+export const BUILTIN_PERMISSIONS = Object.freeze({
+  /** Use the MCP endpoint at all. */
+  mcpUse: "knot.mcp",
+  /** Create, change and delete one's own user tools (API, editor and the authoring boot tools). */
+  toolsAuthor: "knot.tools.author",
+});
+
+/**
+ * Who is calling, as the host knows it: the stored user, their effective grants, and the
+ * credential they came with. Authorisation is decided from this, never from what a caller claims.
+ */
+export interface Principal {
+  readonly user: UserRecord;
+  readonly groups: readonly string[];
+  /** Granted ids (direct and through groups), before scopes. */
+  readonly granted: readonly string[];
+  readonly scopes: TokenScopes | null;
+  readonly tokenId: string | null;
+  /** The credential kind: an API token, a web session, a per-run loopback token, or the local CLI. */
+  readonly via: "token" | "session" | "loopback" | "cli";
+}
+
+/** The caller as inert data: what `request.user` holds and what a sandbox run is given. */
+export interface UserData {
+  readonly id: string;
+  readonly name: string;
+  readonly isAdmin: boolean;
+  readonly groups: readonly string[];
+  readonly permissions: readonly string[];
+  readonly pluginPermissions: readonly string[];
+}
+
+/**
+ * An admin passes every check, unless the credential is scoped: a scoped admin token lends only
+ * its scopes (so it is reported as not admin), which keeps "user ∩ scopes" true for admins too.
+ */
+export function effectiveIsAdmin(principal: Principal): boolean {
+  return principal.user.isAdmin && (principal.scopes === null || scopeAllows(principal.scopes, "*"));
+}
+
+export function hasPermission(principal: Principal, permission: string): boolean {
+  if (!scopeAllows(principal.scopes, permission)) return false;
+  return principal.user.isAdmin || principal.granted.includes(permission);
+}
+
+export function mayWrite(principal: Principal): boolean {
+  return scopeAllowsWrite(principal.scopes);
+}
+
+export function toUserData(principal: Principal): UserData {
+  const permissions = principal.granted.filter((id) => scopeAllows(principal.scopes, id));
+  return Object.freeze({
+    id: principal.user.id,
+    name: principal.user.name,
+    isAdmin: effectiveIsAdmin(principal),
+    groups: Object.freeze([...principal.groups]),
+    permissions: Object.freeze(permissions),
+    pluginPermissions: Object.freeze(permissions.filter((id) => id.startsWith("plugin."))),
+  });
+}
+
+/** A narrowed copy: the same user, with the intersection of both scope sets. */
+export function narrowPrincipal(principal: Principal, scopes: TokenScopes | null, via: Principal["via"]): Principal {
+  return { ...principal, scopes: intersectScopes(principal.scopes, scopes), via };
+}
+
+function intersectScopes(a: TokenScopes | null, b: TokenScopes | null): TokenScopes | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  // Keep each pattern of one side that the other side allows in full.
+  const permissions = [
+    ...a.permissions.filter((p) => scopeAllows(b, p.replace(/\*$/, ""))),
+    ...b.permissions.filter((p) => scopeAllows(a, p.replace(/\*$/, ""))),
+  ];
+  return { permissions: [...new Set(permissions)], write: a.write && b.write };
+}

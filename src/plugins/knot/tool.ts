@@ -1,0 +1,69 @@
+/**
+ * `knot:tool` for plugin code: read the caller's arguments, set the response. The same names as
+ * the user-sandbox module of the same specifier, so a handler reads the same on both sides.
+ */
+import type { ContentBlock, LogLine } from "../../../sandbox/protocol.ts";
+import { KnotError } from "../../errors.ts";
+import { currentContext } from "../call-context.ts";
+import { encodeToon } from "../../results/toon.ts";
+import { ToolReturn, type ToolState } from "../tool-state.ts";
+import { readBool, readFloat, readInt, readList, readListOf, readString, type Reader } from "./arguments.ts";
+
+function state(): ToolState {
+  const tool = currentContext()?.tool;
+  if (!tool) throw new KnotError("BAD_REQUEST", "knot:tool is only available while a tool call is running");
+  return tool;
+}
+
+function getter<T>(reader: Reader<T>) {
+  return (name: string, fallback?: T): T => {
+    const value = state().args[name];
+    if (value === undefined || value === null) {
+      if (fallback !== undefined) return fallback;
+      throw new KnotError("INVALID_ARGUMENT", `argument "${name}" is required`, { where: name });
+    }
+    return reader(value, name);
+  };
+}
+
+export const getString = getter(readString);
+export const getInt = getter(readInt);
+export const getFloat = getter(readFloat);
+export const getBool = getter(readBool);
+export const getList = getter(readList);
+export const getStringList = getter(readListOf(readString));
+export const getIntList = getter(readListOf(readInt));
+export const getFloatList = getter(readListOf(readFloat));
+export const getBoolList = getter(readListOf(readBool));
+
+function end(result: ToolState["result"]): never {
+  state().result = result;
+  throw new ToolReturn();
+}
+
+export function returnString(text: string): never {
+  return end({ kind: "text", text: String(text) });
+}
+export function returnObject(value: unknown): never {
+  return end({ kind: "json", value: JSON.parse(JSON.stringify(value ?? null)) });
+}
+export function returnToon(value: unknown): never {
+  return end({ kind: "toon", text: encodeToon(value) });
+}
+export function returnContent(content: readonly ContentBlock[]): never {
+  return end({ kind: "content", content: JSON.parse(JSON.stringify(content)) });
+}
+export function returnError(message: string): never {
+  state().result = null;
+  throw new KnotError("TOOL_ERROR", String(message));
+}
+
+export function progress(done: number, total?: number, message?: string): void {
+  state().emit?.({ type: "progress", done: Number(done), ...(total === undefined ? {} : { total: Number(total) }), ...(message === undefined ? {} : { message: String(message) }) });
+}
+
+export function log(level: LogLine["level"], message: string): void {
+  const known = ["debug", "info", "warn", "error"] as const;
+  const lvl = known.includes(level) ? level : "info";
+  state().emit?.({ type: "log", level: lvl, message: String(message) });
+}

@@ -1,0 +1,149 @@
+/**
+ * Loads a plugins folder into the trusted pool. Declarations are learned by parsing metadata
+ * (no plugin code runs for that); only plugins whose metadata, config and client exports are
+ * valid are then imported. A plugin that fails at any step registers nothing and is listed with
+ * its reason; the others still load.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { buildClientModules, type ClientModuleSet } from "../../client-modules/index.ts";
+import { KnotError } from "../errors.ts";
+import { parsePluginManifest } from "./manifest/index.ts";
+import type { PluginManifest } from "./manifest-types.ts";
+import { registerPluginRoot, removeLoadedPlugin } from "./module-hooks.ts";
+import { PluginRegistry, type FailedPlugin, type HandlerFunction, type LoadedPlugin, type PluginProblem } from "./registry.ts";
+
+export interface LoadOptions {
+  readonly root: string;
+  readonly runtimeVersion: string;
+  /** The server config's `[plugins.<name>]` tables. */
+  readonly pluginConfig?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+}
+
+interface Candidate {
+  readonly name: string;
+  readonly dir: string;
+  readonly manifest: PluginManifest;
+  readonly config: Record<string, unknown>;
+  readonly clientModules: ClientModuleSet | null;
+}
+
+const PLUGIN_NAME = /^[a-z0-9_-]+$/;
+
+export async function loadPlugins(options: LoadOptions): Promise<PluginRegistry> {
+  const root = path.resolve(options.root);
+  const warnings: string[] = [];
+  const failed: FailedPlugin[] = [];
+  const fail = (name: string, dir: string, problems: PluginProblem[]) => failed.push({ name, dir, reason: problems.map((p) => p.message).join("; "), problems });
+
+  const candidates: Candidate[] = [];
+  for (const entry of listEntries(root, warnings)) {
+    const dir = path.join(root, entry);
+    const result = readCandidate(entry, dir, options);
+    if ("problems" in result) fail(entry, dir, result.problems);
+    else candidates.push(result);
+  }
+
+  registerPluginRoot(root, candidates.map((c) => c.name));
+  const imported: LoadedPlugin[] = [];
+  for (const candidate of candidates) {
+    const result = await importCandidate(candidate);
+    if ("problems" in result) {
+      removeLoadedPlugin(root, candidate.name);
+      fail(candidate.name, candidate.dir, result.problems);
+    } else imported.push(result);
+  }
+
+  const loaded = withoutCollisions(imported, (plugin, problems) => {
+    removeLoadedPlugin(root, plugin.name);
+    fail(plugin.name, plugin.dir, problems);
+  });
+  failed.sort((a, b) => a.name.localeCompare(b.name));
+  return new PluginRegistry(root, loaded, failed, warnings);
+}
+
+function listEntries(root: string, warnings: string[]): string[] {
+  if (!fs.existsSync(root)) {
+    warnings.push(`plugins folder ${root} does not exist; no plugins loaded`);
+    return [];
+  }
+  const names: string[] = [];
+  for (const entry of fs.readdirSync(root, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (entry.name.startsWith(".")) continue;
+    if (!entry.isDirectory()) warnings.push(`skipped ${entry.name}: a plugin is a folder with a main.js, not a loose file`);
+    else if (!PLUGIN_NAME.test(entry.name)) warnings.push(`skipped ${entry.name}: plugin folder names use only a-z, 0-9, _ and -`);
+    else if (!fs.existsSync(path.join(root, entry.name, "main.js"))) warnings.push(`skipped ${entry.name}: no main.js in the folder`);
+    else names.push(entry.name);
+  }
+  return names;
+}
+
+function readCandidate(name: string, dir: string, options: LoadOptions): Candidate | { problems: PluginProblem[] } {
+  const source = fs.readFileSync(path.join(dir, "main.js"), "utf8");
+  const parsed = parsePluginManifest(name, source, { runtimeVersion: options.runtimeVersion });
+  if (!parsed.ok) return { problems: parsed.errors.map(toProblem) };
+  const manifest = parsed.manifest;
+
+  const config = { ...(options.pluginConfig?.[name] ?? {}) };
+  delete config.enabled;
+  const missing = manifest.config.filter((key) => config[key] === undefined);
+  if (missing.length > 0) {
+    return { problems: missing.map((key) => ({ code: "CONFIG_INVALID", where: `${name}: config`, message: `plugin "${name}": config key "${key}" is required in the server config's [plugins.${name}] table` })) };
+  }
+
+  if (manifest.exports.length === 0) return { name, dir, manifest, config, clientModules: null };
+  const built = buildClientModules(name, manifest.exports, (file) => fs.readFileSync(path.join(dir, file), "utf8"));
+  if (!built.ok) {
+    return { problems: built.problems.map((p) => ({ code: p.code, where: `${name}: export ${p.file}`, line: p.line, message: `plugin "${name}": export ${p.file} line ${p.line}: ${p.message}` })) };
+  }
+  return { name, dir, manifest, config, clientModules: built.set };
+}
+
+async function importCandidate(candidate: Candidate): Promise<LoadedPlugin | { problems: PluginProblem[] }> {
+  const { name, manifest } = candidate;
+  let namespace: Record<string, unknown>;
+  try {
+    namespace = await import(pathToFileURL(path.join(candidate.dir, "main.js")).href) as Record<string, unknown>;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { problems: [{ code: "PLUGIN_LOAD_FAILED", where: `${name}: main.js`, message: `plugin "${name}": main.js failed to import: ${message}` }] };
+  }
+  const functions = new Map<string, HandlerFunction>();
+  const problems: PluginProblem[] = [];
+  const declared = [
+    ...manifest.handlers.map((d) => ({ handler: d.handler, line: d.line, key: "tool.knot.handlers" })),
+    ...manifest.mcpTools.map((d) => ({ handler: d.handler, line: d.line, key: "tool.knot.mcp_tools" })),
+    ...manifest.pages.map((d) => ({ handler: d.handler, line: d.line, key: "tool.knot.pages" })),
+  ];
+  for (const { handler, line, key } of declared) {
+    const fn = namespace[handler];
+    if (typeof fn === "function") functions.set(handler, fn as HandlerFunction);
+    else problems.push({ code: "METADATA_INVALID", where: `${name}: ${key}.handler`, line, message: `plugin "${name}": ${key} handler "${handler}" (main.js line ${line}) is not an exported function of main.js` });
+  }
+  if (problems.length > 0) return { problems };
+  return { name, dir: candidate.dir, manifest, config: Object.freeze(candidate.config), clientModules: candidate.clientModules, functions };
+}
+
+/** Tool names are one namespace: in plugin-name order the first owner wins; a later plugin fails whole. */
+function withoutCollisions(plugins: LoadedPlugin[], reject: (plugin: LoadedPlugin, problems: PluginProblem[]) => void): LoadedPlugin[] {
+  const owners = new Map<string, string>();
+  const kept: LoadedPlugin[] = [];
+  for (const plugin of plugins) {
+    const clashes = plugin.manifest.mcpTools.filter((tool) => owners.has(tool.name));
+    if (clashes.length > 0) {
+      reject(plugin, clashes.map((tool) => ({
+        code: "PLUGIN_COLLISION", where: `${plugin.name}: tool.knot.mcp_tools.name`, line: tool.line,
+        message: `plugin "${plugin.name}": MCP tool "${tool.name}" (main.js line ${tool.line}) is already provided by plugin "${owners.get(tool.name)}"`,
+      })));
+      continue;
+    }
+    for (const tool of plugin.manifest.mcpTools) owners.set(tool.name, plugin.name);
+    kept.push(plugin);
+  }
+  return kept;
+}
+
+function toProblem(error: KnotError): PluginProblem {
+  return { code: String(error.code), message: error.message, ...(error.detail.where ? { where: error.detail.where } : {}), ...(error.detail.line ? { line: error.detail.line } : {}) };
+}

@@ -1,0 +1,78 @@
+/** The validated, qualified form of a plugin's `// /// script` metadata block (DESIGN §2). */
+
+export type ParameterType = "string" | "int" | "float" | "bool" | "list";
+
+export interface ParameterDecl {
+  readonly name: string;
+  readonly type: ParameterType;
+  readonly description: string;
+  readonly required: boolean;
+  readonly default?: unknown;
+  readonly enum?: readonly unknown[];
+  /** Masked in the audit log (003: keys, passwords). */
+  readonly secret: boolean;
+  /** Masked in the audit log (003: someone's details). */
+  readonly personal: boolean;
+}
+
+export interface HandlerDecl {
+  /** A named export of main.js. */
+  readonly handler: string;
+  /** Qualified permission id (`plugin.<name>.<id>`), or null for ungated. */
+  readonly permission: string | null;
+  readonly line: number;
+}
+
+export interface McpToolDecl {
+  readonly name: string;
+  readonly description: string;
+  readonly handler: string;
+  readonly permission: string | null;
+  readonly parameters: readonly ParameterDecl[];
+  readonly readOnly: boolean;
+  readonly destructive: boolean;
+  /** Changes something (003 `write`); implied by `destructive`. */
+  readonly write: boolean;
+  /** JSON Schema built from `parameters`, exactly as an MCP client receives it. */
+  readonly inputSchema: JsonSchemaObject;
+  readonly line: number;
+}
+
+export interface PageDecl {
+  readonly path: string;
+  readonly handler: string;
+  readonly label: string;
+  readonly permission: string | null;
+  readonly line: number;
+}
+
+export interface ExportDecl {
+  /** File name relative to the plugin folder, e.g. `client.js`. */
+  readonly file: string;
+  /** Module stem, e.g. `client`: importable as `plugin:<name>/<stem>`. */
+  readonly stem: string;
+}
+
+export interface PluginManifest {
+  readonly name: string;
+  readonly api: number;
+  readonly version: string;
+  readonly description: string;
+  /** Semver range the runtime must satisfy (`requires-runtime` or `[tool.knot] requires`). */
+  readonly requires: string | null;
+  /** Qualified ids, e.g. `plugin.metrics.export`. */
+  readonly permissions: readonly string[];
+  readonly handlers: readonly HandlerDecl[];
+  readonly mcpTools: readonly McpToolDecl[];
+  readonly pages: readonly PageDecl[];
+  readonly exports: readonly ExportDecl[];
+  /** Keys the plugin requires from the server config's `[plugins.<name>]` table. */
+  readonly config: readonly string[];
+}
+
+export interface JsonSchemaObject {
+  readonly type: "object";
+  readonly properties: Record<string, Record<string, unknown>>;
+  readonly required?: readonly string[];
+  readonly additionalProperties?: boolean;
+}

@@ -1,0 +1,73 @@
+/**
+ * Resolves the pool's specifiers for plugin code, so plain `import` syntax composes plugins:
+ *   knot:tool | knot:identity | knot:plugin   → the host's modules for plugin code
+ *   plugin:<name>                              → that plugin's main.js
+ *   plugin:<name>/<stem>                       → that plugin's libs/<stem>.js (never its client exports)
+ * Node 24's `module.registerHooks` is synchronous and in-thread. The hook is process-wide, so each
+ * plugins folder registers its loaded plugins here and an import resolves against the folder that
+ * holds the importing file: two hosts in one process never see each other's plugins.
+ */
+import { registerHooks } from "node:module";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const KNOT_MODULES: Record<string, string> = {
+  "knot:tool": new URL("./knot/tool.ts", import.meta.url).href,
+  "knot:identity": new URL("./knot/identity.ts", import.meta.url).href,
+  "knot:plugin": new URL("./knot/plugin.ts", import.meta.url).href,
+};
+
+const NAME = /^[a-z0-9_-]+$/;
+const STEM = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** plugins root (absolute, with trailing separator) → loaded plugin names */
+const roots = new Map<string, Set<string>>();
+let installed = false;
+
+export function registerPluginRoot(root: string, loaded: Iterable<string>): void {
+  install();
+  roots.set(withSep(path.resolve(root)), new Set(loaded));
+}
+
+export function addLoadedPlugin(root: string, name: string): void {
+  const set = roots.get(withSep(path.resolve(root)));
+  set?.add(name);
+}
+
+export function removeLoadedPlugin(root: string, name: string): void {
+  roots.get(withSep(path.resolve(root)))?.delete(name);
+}
+
+function install(): void {
+  if (installed) return;
+  installed = true;
+  registerHooks({
+    resolve(specifier, context, nextResolve) {
+      const knot = KNOT_MODULES[specifier];
+      if (knot) return { url: knot, shortCircuit: true };
+      if (specifier.startsWith("plugin:")) return { url: resolvePluginSpecifier(specifier, context.parentURL), format: "module", shortCircuit: true };
+      return nextResolve(specifier, context);
+    },
+  });
+}
+
+function resolvePluginSpecifier(specifier: string, parentURL: string | undefined): string {
+  const [name = "", stem, ...rest] = specifier.slice("plugin:".length).split("/");
+  if (!NAME.test(name) || rest.length > 0 || (stem !== undefined && !STEM.test(stem))) {
+    throw new Error(`cannot import "${specifier}": expected plugin:<name> or plugin:<name>/<lib>`);
+  }
+  const root = parentURL?.startsWith("file:") ? rootOf(fileURLToPath(parentURL)) : null;
+  if (!root) throw new Error(`cannot import "${specifier}": only plugin code may import plugin modules`);
+  if (!roots.get(root)?.has(name)) throw new Error(`cannot import "${specifier}": plugin "${name}" is not loaded`);
+  const file = stem === undefined ? path.join(root, name, "main.js") : path.join(root, name, "libs", `${stem}.js`);
+  return pathToFileURL(file).href;
+}
+
+function rootOf(file: string): string | null {
+  for (const root of roots.keys()) if (file.startsWith(root)) return root;
+  return null;
+}
+
+function withSep(dir: string): string {
+  return dir.endsWith(path.sep) ? dir : dir + path.sep;
+}

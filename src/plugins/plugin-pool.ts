@@ -1,0 +1,116 @@
+/**
+ * The trusted plugin pool's call boundary. Every way of reaching a declared handler goes through
+ * `dispatch`: the in-process `knot:plugin.call`, the HTTP route `/plugins/<name>/<fn>` (which a
+ * user tool's loopback call also arrives on), and MCP plugin tools. So the name checks, the gate
+ * (enforced before any handler code runs), the deadline and the error mapping are the same for all.
+ */
+import type { ToolResult } from "../../sandbox/protocol.ts";
+import { KnotError } from "../errors.ts";
+import { hasPermission, toUserData, type Principal } from "../identity/principal.ts";
+import type { Logger } from "../log.ts";
+import { runWithContext, type PluginCaller } from "./call-context.ts";
+import type { PluginRegistry, HandlerFunction, LoadedPlugin } from "./registry.ts";
+import { createToolState, isToolReturn, type ToolState } from "./tool-state.ts";
+
+export const PLUGIN_NAME = /^[a-z0-9_-]+$/;
+const HANDLER_FORBIDDEN = /[/?&#]/;
+
+export interface DispatchInput {
+  readonly principal: Principal;
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+  readonly requestId?: string | null;
+  readonly tool?: ToolState | null;
+}
+
+export interface PluginPool extends PluginCaller {
+  readonly registry: PluginRegistry;
+  /** Resolve, gate and run a declared handler; answers its normalised result. */
+  dispatch(plugin: string, fn: string, input: DispatchInput): Promise<ToolResult>;
+  /** Run any function of a loaded plugin (an MCP tool or page handler) after the caller's gate check. */
+  invoke(plugin: LoadedPlugin, fn: HandlerFunction, path: string, input: DispatchInput): Promise<ToolResult>;
+}
+
+export function createPluginPool(registry: PluginRegistry, options: { deadlineMs: number; logger: Logger }): PluginPool {
+  const pool: PluginPool = {
+    registry,
+    async dispatch(plugin, fn, input) {
+      const target = resolveAddressable(registry, plugin, fn);
+      if (target.decl.permission !== null && !hasPermission(input.principal, target.decl.permission)) {
+        throw new KnotError("PERMISSION_DENIED", "permission denied");
+      }
+      return pool.invoke(target.plugin, target.fn, `/plugins/${plugin}/${fn}`, input);
+    },
+    async invoke(plugin, fn, path, input) {
+      const tool = input.tool ?? createToolState(input.params);
+      const request = Object.freeze({
+        method: input.method, path, params: structuredClone(input.params),
+        config: structuredClone(plugin.config) as Record<string, unknown>, user: toUserData(input.principal),
+      });
+      const context = { principal: input.principal, pool, tool, requestId: input.requestId ?? null };
+      const run = () => runWithContext(context, async () => fn(request));
+      const returned = await withDeadline(run, options.deadlineMs, plugin.name, fn.name).catch((error: unknown) => {
+        if (isToolReturn(error)) return undefined;
+        throw asCallerError(error, plugin.name, options.logger, input.requestId ?? null);
+      });
+      return tool.result ?? normalise(returned);
+    },
+    async call(principal, plugin, fn, params, callOptions) {
+      const method = (callOptions.method ?? "GET").toUpperCase();
+      const result = await pool.dispatch(String(plugin), String(fn), { principal, method, params: asParams(params), requestId: callOptions.requestId ?? null });
+      return resultValue(result);
+    },
+  };
+  return pool;
+}
+
+function resolveAddressable(registry: PluginRegistry, plugin: string, fn: string) {
+  const valid = PLUGIN_NAME.test(plugin) && fn.length > 0 && fn.length <= 128 && !HANDLER_FORBIDDEN.test(fn);
+  const target = valid ? registry.handler(plugin, fn) : null;
+  if (!target) throw new KnotError("NOT_ADDRESSABLE", "not addressable", { where: `${plugin}/${fn}` });
+  return target;
+}
+
+export function asParams(params: unknown): Record<string, unknown> {
+  if (params === undefined || params === null) return {};
+  if (typeof params !== "object" || Array.isArray(params)) throw new KnotError("BAD_REQUEST", "params must be an object");
+  return JSON.parse(JSON.stringify(params)) as Record<string, unknown>;
+}
+
+/** A plain return: a string is text, nothing is none, anything else is JSON (a copy, never live). */
+export function normalise(value: unknown): ToolResult {
+  if (typeof value === "string") return { kind: "text", text: value };
+  if (value === undefined || value === null) return { kind: "none" };
+  const json = JSON.stringify(value);
+  if (json === undefined) return { kind: "none" };
+  return { kind: "json", value: JSON.parse(json) };
+}
+
+/** What `call()` answers: the same value the HTTP route's body decodes to. */
+export function resultValue(result: ToolResult): unknown {
+  switch (result.kind) {
+    case "text": case "toon": return result.text;
+    case "json": return result.value;
+    case "content": return { content: result.content };
+    case "none": return null;
+  }
+}
+
+async function withDeadline<T>(run: () => Promise<T>, deadlineMs: number, plugin: string, fn: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new KnotError("HANDLER_TIMEOUT", `handler ${plugin}/${fn || "anonymous"} did not finish within ${deadlineMs} ms`)), deadlineMs);
+  });
+  try {
+    return await Promise.race([run(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A KnotError is a deliberate answer and keeps its code; anything else is "handler failed". */
+function asCallerError(error: unknown, plugin: string, logger: Logger, requestId: string | null): KnotError {
+  if (error instanceof KnotError) return error;
+  logger.error("plugin handler failed", { plugin, requestId, error });
+  return new KnotError("HANDLER_FAILED", "handler failed");
+}

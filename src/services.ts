@@ -1,0 +1,17 @@
+import type { Authenticator } from "./auth/authenticate.ts";
+import type { LoopbackTokens } from "./auth/loopback-tokens.ts";
+import type { ServerConfig } from "./config.ts";
+import type { Logger } from "./log.ts";
+import type { PluginPool } from "./plugins/plugin-pool.ts";
+import type { Store } from "./store/store.ts";
+
+/** What the composition root hands to surfaces (HTTP routes, MCP, CLI). */
+export interface Services {
+  readonly config: ServerConfig;
+  readonly store: Store;
+  readonly pool: PluginPool;
+  readonly auth: Authenticator;
+  readonly loopbackTokens: LoopbackTokens;
+  readonly logger: Logger;
+  readonly runtimeVersion: string;
+}

@@ -1,0 +1,185 @@
+/**
+ * The one storage interface. SQLite (node:sqlite) implements it for a single instance; a
+ * PostgreSQL implementation can serve several stateless instances later. Methods are async so
+ * that a network database fits the same shape.
+ */
+
+export interface UserRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly isAdmin: boolean;
+  readonly createdAt: string;
+}
+
+export interface GroupRecord {
+  readonly name: string;
+  readonly members: readonly string[]; // user ids
+}
+
+/** A grant of a permission id to a user (`user:<id>`) or a group (`group:<name>`). */
+export interface GrantRecord {
+  readonly subject: { readonly kind: "user"; readonly userId: string } | { readonly kind: "group"; readonly group: string };
+  readonly permission: string;
+}
+
+export interface TokenScopes {
+  /** Permission ids or globs such as `plugin.metrics.*`. */
+  readonly permissions: readonly string[];
+  /** Whether the token may call tools that change things (write / destructive). */
+  readonly write: boolean;
+}
+
+export interface TokenRecord {
+  readonly id: string;
+  readonly userId: string;
+  readonly name: string;
+  /** null = unscoped: the user's full authority. */
+  readonly scopes: TokenScopes | null;
+  readonly createdAt: string;
+  readonly expiresAt: string | null;
+  readonly revokedAt: string | null;
+  readonly lastUsedAt: string | null;
+}
+
+export type ToolKind = "tool" | "lib";
+/** `private`, `everyone`, or a group name prefixed with `@`. */
+export type Sharing = "private" | "everyone" | `@${string}`;
+
+export interface UserToolParameter {
+  readonly name: string;
+  readonly type: "string" | "int" | "float" | "bool" | "list";
+  readonly description?: string;
+  readonly required?: boolean;
+  readonly default?: unknown;
+  readonly enum?: readonly unknown[];
+  readonly secret?: boolean;
+  readonly personal?: boolean;
+}
+
+export interface UserToolInput {
+  readonly name: string;
+  readonly kind: ToolKind;
+  readonly description: string;
+  readonly language: "js" | "ts";
+  readonly parameters: readonly UserToolParameter[];
+  readonly code: string;
+  readonly sharing: Sharing;
+  readonly active: boolean;
+  readonly readOnly?: boolean;
+  readonly destructive?: boolean;
+}
+
+export interface UserToolRecord extends UserToolInput {
+  readonly id: string;
+  readonly ownerId: string;
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface UserToolVersion {
+  readonly toolId: string;
+  readonly version: number;
+  readonly savedAt: string;
+  readonly savedBy: string;
+  readonly tool: UserToolInput;
+}
+
+export interface AuditEntryInput {
+  readonly at: string;
+  readonly userId: string | null;
+  readonly tokenId: string | null;
+  readonly client: string | null;
+  readonly surface: "mcp" | "api" | "http" | "loopback" | "cli";
+  readonly tool: string;
+  /** Arguments with secret/personal values already masked. */
+  readonly args: unknown;
+  readonly outcome: string; // "ok" or an error code
+  readonly durationMs: number;
+  readonly summary: string | null;
+  readonly requestId: string | null;
+}
+
+export interface AuditEntry extends AuditEntryInput {
+  readonly seq: number;
+  readonly prevHash: string;
+  readonly hash: string;
+}
+
+export interface AuditQuery {
+  readonly userId?: string;
+  readonly tool?: string;
+  readonly outcome?: string;
+  readonly since?: string;
+  readonly until?: string;
+  /** Return rows with seq < before (for paging newest-first). */
+  readonly before?: number;
+  readonly limit?: number;
+}
+
+export interface Store {
+  // users and groups
+  createUser(input: { name: string; isAdmin: boolean }): Promise<UserRecord>;
+  getUser(id: string): Promise<UserRecord | null>;
+  getUserByName(name: string): Promise<UserRecord | null>;
+  /** Ordered by name. */
+  listUsers(): Promise<UserRecord[]>;
+  countUsers(): Promise<number>;
+  /** NOT_FOUND for an unknown user. */
+  setUserAdmin(id: string, isAdmin: boolean): Promise<void>;
+  /** Idempotent; NOT_FOUND for an unknown user. */
+  addMembership(userId: string, group: string): Promise<void>;
+  removeMembership(userId: string, group: string): Promise<void>;
+  /** Ordered by name. */
+  groupsOf(userId: string): Promise<string[]>;
+  /** Groups with at least one member, ordered by name; members ordered by user name. */
+  listGroups(): Promise<GroupRecord[]>;
+  // grants
+  /** Idempotent; NOT_FOUND when a user subject does not exist. */
+  grant(grant: GrantRecord): Promise<void>;
+  /** Whether the grant existed. */
+  revoke(grant: GrantRecord): Promise<boolean>;
+  listGrants(): Promise<GrantRecord[]>;
+  /** Permission ids granted to the user directly or through any of their groups (sorted, unique). */
+  permissionsOf(userId: string): Promise<string[]>;
+  // tokens: only the hash of a secret is ever stored
+  /** NOT_FOUND for an unknown user; CONFLICT if the secret hash is already used. */
+  createToken(input: { userId: string; name: string; secretHash: string; scopes: TokenScopes | null; expiresAt: string | null }): Promise<TokenRecord>;
+  /** Finds expired and revoked tokens too: the caller decides. */
+  findTokenByHash(secretHash: string): Promise<TokenRecord | null>;
+  /** Oldest first. */
+  listTokens(userId?: string): Promise<TokenRecord[]>;
+  getToken(id: string): Promise<TokenRecord | null>;
+  /** True when this call revoked it; false when unknown or already revoked (the first time is kept). */
+  revokeToken(id: string): Promise<boolean>;
+  touchToken(id: string, at: string): Promise<void>;
+  // user tools and libs; every save is a new version
+  /** Saves version 1. CONFLICT if the owner has a tool of that name; NOT_FOUND for an unknown owner. */
+  createUserTool(ownerId: string, input: UserToolInput): Promise<UserToolRecord>;
+  /** Saves the next version. NOT_FOUND; CONFLICT on a name clash or when `expectedVersion` is not the current one. */
+  updateUserTool(id: string, savedBy: string, input: UserToolInput, expectedVersion?: number): Promise<UserToolRecord>;
+  getUserTool(id: string): Promise<UserToolRecord | null>;
+  findUserToolByName(ownerId: string, name: string): Promise<UserToolRecord | null>;
+  /**
+   * The owner's tools plus those shared with everyone or with one of `groups`: first the owner's
+   * own (active or not) by name, then others' active shared tools by name.
+   */
+  listUserToolsVisibleTo(userId: string, groups: readonly string[]): Promise<UserToolRecord[]>;
+  /** Whether it existed. Its saved versions are deleted with it. */
+  deleteUserTool(id: string): Promise<boolean>;
+  /** Newest first. */
+  listUserToolVersions(id: string): Promise<UserToolVersion[]>;
+  getUserToolVersion(id: string, version: number): Promise<UserToolVersion | null>;
+  // audit: append-only, hash-chained
+  appendAudit(entry: AuditEntryInput): Promise<AuditEntry>;
+  /** Newest first; `since` inclusive, `until` exclusive; `limit` defaults to 100, at most 1000. */
+  queryAudit(query: AuditQuery): Promise<AuditEntry[]>;
+  /** All rows in order, for chain verification. */
+  iterateAudit(): AsyncIterable<AuditEntry>;
+  /**
+   * Deletes the oldest rows, up to the first one whose `at` is not before `olderThan` (so the
+   * remaining rows stay one unbroken chain); returns how many were deleted.
+   */
+  pruneAudit(olderThan: string): Promise<number>;
+  close(): Promise<void>;
+}
