@@ -1,0 +1,68 @@
+/**
+ * TypeScript → JavaScript for code that will run in a user sandbox. Only erasable syntax is
+ * accepted: Node's type stripper replaces types with whitespace, so every line and column of the
+ * output is the line and column of the source, and diagnostics on the JavaScript point at the
+ * TypeScript the author wrote. Nothing is transformed, so nothing is generated behind their back.
+ */
+import { stripTypeScriptTypes } from "node:module";
+import type { Diagnostic } from "./diagnostic.ts";
+
+export type Language = "js" | "ts";
+
+export type PreparedSource = { ok: true; js: string } | { ok: false; diagnostics: Diagnostic[] };
+
+/**
+ * Turn a module's source into the JavaScript the sandbox evaluates.
+ *
+ * @example
+ * prepareSource("export const n: number = 1;", "ts", "tool.ts")
+ * // → { ok: true, js: "export const n         = 1;" }
+ */
+export function prepareSource(source: string, language: Language, filename: string): PreparedSource {
+  if (language === "js") return { ok: true, js: source };
+  try {
+    return { ok: true, js: stripTypeScriptTypes(source, { mode: "strip" }) };
+  } catch (error) {
+    const diagnostic = describeStripError(error, source);
+    if (diagnostic) return { ok: false, diagnostics: [diagnostic] };
+    throw new Error(`type stripping of ${filename} failed unexpectedly`, { cause: error });
+  }
+}
+
+const STRIP_ERROR_CODES: Record<string, Diagnostic["code"]> = {
+  ERR_INVALID_TYPESCRIPT_SYNTAX: "SYNTAX_ERROR",
+  ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX: "TS_UNSUPPORTED_SYNTAX",
+};
+
+function describeStripError(error: unknown, source: string): Diagnostic | null {
+  if (!(error instanceof Error)) return null;
+  const code = STRIP_ERROR_CODES[(error as Error & { code?: string }).code ?? ""];
+  if (!code) return null;
+  const line = lineFromStack(error.stack, source);
+  if (line === null) return { severity: "error", code, message: error.message, line: 1, column: 1 };
+  // Node names the line only (its snippet's caret is not reliable), so the whole line is marked.
+  const text = source.split(/\r\n|\r|\n/)[line - 1] ?? "";
+  const indent = text.length - text.trimStart().length;
+  return {
+    severity: "error",
+    code,
+    message: error.message,
+    line,
+    column: indent + 1,
+    endLine: line,
+    endColumn: text.length + 1,
+  };
+}
+
+/**
+ * Node decorates the stack of a stripping error with `<sourceUrl>:<line>` and a snippet above the
+ * usual `SyntaxError [ERR_…]: …` line (internal/modules/typescript, decorateErrorWithSnippet).
+ * That header is not a public API, so anything unexpected yields no position.
+ */
+function lineFromStack(stack: string | undefined, source: string): number | null {
+  const header = /^[^\n]*:(\d+)\n/.exec(stack ?? "");
+  if (!header?.[1] || header[0].includes("[ERR_")) return null;
+  const line = Number(header[1]);
+  const lineCount = source.split(/\r\n|\r|\n/).length;
+  return Number.isSafeInteger(line) && line >= 1 && line <= lineCount ? line : null;
+}

@@ -1,0 +1,69 @@
+/**
+ * `[[tool.knot.handlers]]` (addressable by URL, call() and the loopback) and
+ * `[[tool.knot.pages]]` (UI pages served by a handler).
+ */
+import type { HandlerDecl, PageDecl } from "../manifest-types.ts";
+import { checkKnownKeys, describeValue, JS_IDENTIFIER, readString, readTableArray } from "./checks.ts";
+import type { TomlTable } from "./checks.ts";
+import { readPermissionRef } from "./declaration-context.ts";
+import type { DeclarationContext } from "./declaration-context.ts";
+import { formatKeyPath } from "./key-path.ts";
+import type { KeyPath } from "./key-path.ts";
+
+const HANDLER_KEYS = ["handler", "permission"];
+const PAGE_KEYS = ["path", "handler", "label", "permission"];
+const PAGE_PATH = /^\/[A-Za-z0-9/_-]*$/;
+
+export const HANDLER_NAME_RULE = { pattern: JS_IDENTIFIER, patternName: "a named export of main.js ([A-Za-z_$][A-Za-z0-9_$]*)" };
+
+export function checkHandlers(knot: TomlTable, path: KeyPath, context: DeclarationContext): HandlerDecl[] {
+  const handlers: HandlerDecl[] = [];
+  const firstSeen = new Map<string, KeyPath>();
+  for (const element of readTableArray(knot, "handlers", path, context.report)) {
+    checkKnownKeys(element.table, HANDLER_KEYS, element.path, context.report);
+    const handler = readString(element.table, "handler", element.path, context.report, { required: true, ...HANDLER_NAME_RULE });
+    const permission = readPermissionRef(element.table, element.path, context);
+    if (handler === undefined || permission === undefined) continue;
+    const earlier = firstSeen.get(handler);
+    if (earlier) {
+      context.report([...element.path, "handler"], `repeats ${describeValue(handler)} (already declared at ${formatKeyPath(earlier)})`);
+      continue;
+    }
+    firstSeen.set(handler, element.path);
+    handlers.push({ handler, permission, line: context.lineOf(element.path) });
+  }
+  return handlers;
+}
+
+export function checkPages(knot: TomlTable, path: KeyPath, context: DeclarationContext): PageDecl[] {
+  const pages: PageDecl[] = [];
+  const seenPaths = new Set<string>();
+  for (const element of readTableArray(knot, "pages", path, context.report)) {
+    checkKnownKeys(element.table, PAGE_KEYS, element.path, context.report);
+    const pagePath = readPagePath(element.table, element.path, context);
+    const handler = readString(element.table, "handler", element.path, context.report, { required: true, ...HANDLER_NAME_RULE });
+    const label = readString(element.table, "label", element.path, context.report, { required: true, nonEmpty: true });
+    const permission = readPermissionRef(element.table, element.path, context);
+    if (pagePath !== undefined) {
+      if (seenPaths.has(pagePath)) context.report([...element.path, "path"], `repeats ${describeValue(pagePath)}`);
+      seenPaths.add(pagePath);
+    }
+    if (pagePath === undefined || handler === undefined || label === undefined || permission === undefined) continue;
+    pages.push({ path: pagePath, handler, label, permission, line: context.lineOf(element.path) });
+  }
+  return pages;
+}
+
+function readPagePath(table: TomlTable, path: KeyPath, context: DeclarationContext): string | undefined {
+  const value = readString(table, "path", path, context.report, { required: true });
+  if (value === undefined) return undefined;
+  if (value.includes("..")) {
+    context.report([...path, "path"], `must not contain ".." (got ${describeValue(value)})`);
+    return undefined;
+  }
+  if (!PAGE_PATH.test(value)) {
+    context.report([...path, "path"], `must start with "/" and use only letters, digits, "/", "_" and "-" (got ${describeValue(value)})`);
+    return undefined;
+  }
+  return value;
+}

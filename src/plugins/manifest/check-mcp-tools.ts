@@ -1,0 +1,80 @@
+/**
+ * `[[tool.knot.mcp_tools]]`: tools an MCP client can list and call, with their parameters
+ * turned into the JSON Schema the client receives, and the read_only / destructive / write marks.
+ */
+import type { McpToolDecl } from "../manifest-types.ts";
+import { checkKnownKeys, describeValue, readBool, readString, readTableArray } from "./checks.ts";
+import type { TomlTable } from "./checks.ts";
+import { HANDLER_NAME_RULE } from "./check-handlers.ts";
+import { readPermissionRef } from "./declaration-context.ts";
+import type { DeclarationContext } from "./declaration-context.ts";
+import { parametersToJsonSchema } from "./json-schema.ts";
+import { checkParameterDecls } from "./parameters.ts";
+import type { KeyPath } from "./key-path.ts";
+
+const MCP_TOOL_KEYS = ["name", "description", "handler", "permission", "read_only", "destructive", "write", "parameters"];
+const TOOL_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+const TOOL_NAME_MAX = 64;
+
+export function checkMcpTools(knot: TomlTable, path: KeyPath, context: DeclarationContext): McpToolDecl[] {
+  const tools: McpToolDecl[] = [];
+  const seenNames = new Set<string>();
+  for (const element of readTableArray(knot, "mcp_tools", path, context.report)) {
+    const tool = checkMcpTool(element.table, element.path, context);
+    if (tool === null) continue;
+    const namePath = element.table["name"] === undefined ? "handler" : "name";
+    if (seenNames.has(tool.name)) {
+      context.report([...element.path, namePath], `repeats the tool name ${describeValue(tool.name)}`);
+      continue;
+    }
+    seenNames.add(tool.name);
+    tools.push(tool);
+  }
+  return tools;
+}
+
+function checkMcpTool(table: TomlTable, path: KeyPath, context: DeclarationContext): McpToolDecl | null {
+  const { report } = context;
+  checkKnownKeys(table, MCP_TOOL_KEYS, path, report);
+  const handler = readString(table, "handler", path, report, { required: true, ...HANDLER_NAME_RULE });
+  const name = readToolName(table, handler, path, context);
+  const description = readString(table, "description", path, report, { required: true, nonEmpty: true });
+  const permission = readPermissionRef(table, path, context);
+  const readOnly = readBool(table, "read_only", path, report) ?? false;
+  const destructive = readBool(table, "destructive", path, report) ?? false;
+  const write = (readBool(table, "write", path, report) ?? false) || destructive;
+  if (readOnly && write) {
+    report([...path, "read_only"], `cannot be combined with ${destructive ? "destructive" : "write"} = true`);
+  }
+  const parameters = checkParameterDecls(table["parameters"], [...path, "parameters"], report);
+  if (handler === undefined || name === undefined || description === undefined || permission === undefined) return null;
+  return {
+    name,
+    description,
+    handler,
+    permission,
+    parameters,
+    readOnly,
+    destructive,
+    write,
+    inputSchema: parametersToJsonSchema(parameters),
+    line: context.lineOf(path),
+  };
+}
+
+/** `name`, or the handler's name when absent; either way a valid MCP tool name. */
+function readToolName(table: TomlTable, handler: string | undefined, path: KeyPath, context: DeclarationContext): string | undefined {
+  const explicit = table["name"] !== undefined;
+  const name = explicit ? readString(table, "name", path, context.report) : handler;
+  if (name === undefined) return undefined;
+  const namePath = [...path, explicit ? "name" : "handler"];
+  const problem = !TOOL_NAME.test(name)
+    ? "letters, digits, _ and - only, starting with a letter or digit"
+    : name.length > TOOL_NAME_MAX
+      ? `at most ${TOOL_NAME_MAX} characters`
+      : null;
+  if (problem === null) return name;
+  const hint = explicit ? "" : "; the tool name defaults to the handler, so set name = \"…\"";
+  context.report(namePath, `${explicit ? "must be" : "is used as the tool name, which must be"} a valid tool name: ${problem} (got ${describeValue(name)})${hint}`);
+  return undefined;
+}

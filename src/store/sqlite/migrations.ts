@@ -1,0 +1,125 @@
+/**
+ * The SQLite schema, as an ordered list of migrations. Append only: a released migration is never
+ * edited, a change is a new entry with the next version. Each one runs in its own transaction.
+ * (`PRAGMA foreign_keys` cannot change inside a transaction: a migration that rebuilds a table
+ * referenced by others must be written to keep every reference valid at each step.)
+ *
+ * Choices worth knowing:
+ * - Tables are STRICT, so a value of the wrong type is an error rather than silently stored.
+ * - Deleting a user tool deletes its saved versions (ON DELETE CASCADE). Keeping them would keep
+ *   code (and anything pasted into it) that its owner asked to delete, with no way left to list or
+ *   erase it; what was *run* stays answerable from the audit log, which names tool, caller and time.
+ * - The audit table has no foreign keys (its rows must outlive users and tokens) and a trigger
+ *   refuses UPDATE: rows are appended, and only whole old rows are pruned. The hash chain (see
+ *   ../audit-hash.ts) is what detects changes made by someone who drops the trigger.
+ * - `audit_anchor` keeps the hash of the last pruned row, so the chain stays continuous even when
+ *   every row has been pruned.
+ */
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+const bool = (column: string, fallback?: 0 | 1): string =>
+  `${column} INTEGER NOT NULL${fallback === undefined ? "" : ` DEFAULT ${fallback}`} CHECK (${column} IN (0, 1))`;
+
+export const MIGRATIONS: readonly Migration[] = Object.freeze([
+  {
+    version: 1,
+    name: "initial schema",
+    sql: `
+      CREATE TABLE users (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        ${bool("is_admin", 0)},
+        created_at TEXT NOT NULL
+      ) STRICT;
+
+      CREATE TABLE memberships (
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        group_name TEXT NOT NULL,
+        PRIMARY KEY (user_id, group_name)
+      ) STRICT;
+      CREATE INDEX memberships_by_group ON memberships (group_name);
+
+      CREATE TABLE grants (
+        subject_kind TEXT NOT NULL CHECK (subject_kind IN ('user', 'group')),
+        subject TEXT NOT NULL,
+        permission TEXT NOT NULL,
+        PRIMARY KEY (subject_kind, subject, permission)
+      ) STRICT;
+
+      CREATE TABLE tokens (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        secret_hash TEXT NOT NULL UNIQUE,
+        scopes TEXT CHECK (scopes IS NULL OR json_valid(scopes)),
+        created_at TEXT NOT NULL,
+        expires_at TEXT,
+        revoked_at TEXT,
+        last_used_at TEXT
+      ) STRICT;
+      CREATE INDEX tokens_by_user ON tokens (user_id);
+
+      CREATE TABLE user_tools (
+        id TEXT PRIMARY KEY,
+        owner_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('tool', 'lib')),
+        description TEXT NOT NULL,
+        language TEXT NOT NULL CHECK (language IN ('js', 'ts')),
+        parameters TEXT NOT NULL CHECK (json_valid(parameters)),
+        code TEXT NOT NULL,
+        sharing TEXT NOT NULL CHECK (sharing IN ('private', 'everyone') OR sharing GLOB '@?*'),
+        ${bool("active")},
+        ${bool("read_only", 0)},
+        ${bool("destructive", 0)},
+        version INTEGER NOT NULL CHECK (version >= 1),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (owner_id, name)
+      ) STRICT;
+      CREATE INDEX user_tools_shared ON user_tools (sharing, name) WHERE active = 1 AND sharing <> 'private';
+
+      CREATE TABLE user_tool_versions (
+        tool_id TEXT NOT NULL REFERENCES user_tools (id) ON DELETE CASCADE,
+        version INTEGER NOT NULL,
+        saved_at TEXT NOT NULL,
+        saved_by TEXT NOT NULL,
+        snapshot TEXT NOT NULL CHECK (json_valid(snapshot)),
+        PRIMARY KEY (tool_id, version)
+      ) STRICT;
+
+      CREATE TABLE audit (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        at TEXT NOT NULL,
+        user_id TEXT,
+        token_id TEXT,
+        client TEXT,
+        surface TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        args TEXT NOT NULL CHECK (json_valid(args)),
+        outcome TEXT NOT NULL,
+        duration_ms REAL NOT NULL,
+        summary TEXT,
+        request_id TEXT,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX audit_by_at ON audit (at);
+      CREATE INDEX audit_by_user ON audit (user_id, seq);
+      CREATE INDEX audit_by_tool ON audit (tool, seq);
+      CREATE TRIGGER audit_append_only BEFORE UPDATE ON audit
+        BEGIN SELECT RAISE(ABORT, 'audit rows are append-only'); END;
+
+      CREATE TABLE audit_anchor (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        seq INTEGER NOT NULL,
+        hash TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
+]);

@@ -1,0 +1,115 @@
+/**
+ * Turns SQLite rows into the store's records: booleans as booleans, JSON columns parsed, and
+ * everything frozen so a caller cannot change a record another caller also holds.
+ */
+import type {
+  AuditEntry,
+  TokenRecord,
+  TokenScopes,
+  UserRecord,
+  UserToolInput,
+  UserToolRecord,
+  UserToolVersion,
+} from "../store.ts";
+import type { SqlRow } from "./sqlite-driver.ts";
+
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
+  }
+  return value;
+}
+
+const text = (row: SqlRow, column: string): string => String(row[column]);
+const textOrNull = (row: SqlRow, column: string): string | null => (row[column] === null ? null : String(row[column]));
+const number = (row: SqlRow, column: string): number => Number(row[column]);
+const flag = (row: SqlRow, column: string): boolean => row[column] === 1;
+const json = (row: SqlRow, column: string): unknown => (row[column] === null ? null : JSON.parse(text(row, column)));
+
+export function toUser(row: SqlRow): UserRecord {
+  return Object.freeze({
+    id: text(row, "id"),
+    name: text(row, "name"),
+    isAdmin: flag(row, "is_admin"),
+    createdAt: text(row, "created_at"),
+  });
+}
+
+export function toToken(row: SqlRow): TokenRecord {
+  return Object.freeze({
+    id: text(row, "id"),
+    userId: text(row, "user_id"),
+    name: text(row, "name"),
+    scopes: deepFreeze(json(row, "scopes") as TokenScopes | null),
+    createdAt: text(row, "created_at"),
+    expiresAt: textOrNull(row, "expires_at"),
+    revokedAt: textOrNull(row, "revoked_at"),
+    lastUsedAt: textOrNull(row, "last_used_at"),
+  });
+}
+
+/** The tool as saved in a version snapshot (optional flags made explicit). */
+export function normalizeToolInput(input: UserToolInput): UserToolInput {
+  return {
+    name: input.name,
+    kind: input.kind,
+    description: input.description,
+    language: input.language,
+    parameters: input.parameters,
+    code: input.code,
+    sharing: input.sharing,
+    active: input.active,
+    readOnly: input.readOnly ?? false,
+    destructive: input.destructive ?? false,
+  };
+}
+
+export function toUserTool(row: SqlRow): UserToolRecord {
+  return deepFreeze({
+    id: text(row, "id"),
+    ownerId: text(row, "owner_id"),
+    name: text(row, "name"),
+    kind: text(row, "kind") as UserToolRecord["kind"],
+    description: text(row, "description"),
+    language: text(row, "language") as UserToolRecord["language"],
+    parameters: json(row, "parameters") as UserToolRecord["parameters"],
+    code: text(row, "code"),
+    sharing: text(row, "sharing") as UserToolRecord["sharing"],
+    active: flag(row, "active"),
+    readOnly: flag(row, "read_only"),
+    destructive: flag(row, "destructive"),
+    version: number(row, "version"),
+    createdAt: text(row, "created_at"),
+    updatedAt: text(row, "updated_at"),
+  });
+}
+
+export function toUserToolVersion(row: SqlRow): UserToolVersion {
+  return deepFreeze({
+    toolId: text(row, "tool_id"),
+    version: number(row, "version"),
+    savedAt: text(row, "saved_at"),
+    savedBy: text(row, "saved_by"),
+    tool: json(row, "snapshot") as UserToolInput,
+  });
+}
+
+export function toAuditEntry(row: SqlRow): AuditEntry {
+  return deepFreeze({
+    seq: number(row, "seq"),
+    at: text(row, "at"),
+    userId: textOrNull(row, "user_id"),
+    tokenId: textOrNull(row, "token_id"),
+    client: textOrNull(row, "client"),
+    surface: text(row, "surface") as AuditEntry["surface"],
+    tool: text(row, "tool"),
+    args: json(row, "args"),
+    outcome: text(row, "outcome"),
+    durationMs: number(row, "duration_ms"),
+    summary: textOrNull(row, "summary"),
+    requestId: textOrNull(row, "request_id"),
+    prevHash: text(row, "prev_hash"),
+    hash: text(row, "hash"),
+  });
+}

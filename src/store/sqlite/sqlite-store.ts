@@ -1,0 +1,45 @@
+/** The Store on an embedded SQLite file: opens it, migrates it, and puts the parts together. */
+import type { Store } from "../store.ts";
+import { createAuditMethods } from "./audit.ts";
+import type { StoreContext } from "./context.ts";
+import { createGrantMethods } from "./grants.ts";
+import { migrate } from "./migrate.ts";
+import { openDatabase } from "./sqlite-driver.ts";
+import { createTokenMethods } from "./tokens.ts";
+import { createUserToolMethods } from "./user-tools.ts";
+import { createUserMethods } from "./users.ts";
+
+export interface SqliteStoreOptions {
+  /** A file path (its folder is created if missing) or ":memory:". */
+  readonly path: string;
+  /** The clock for created/updated/revoked times; defaults to the system clock. */
+  readonly now?: () => Date;
+}
+
+/**
+ * Opens (creating and migrating as needed) the SQLite store at `path`.
+ * @example
+ *   const store = await createSqliteStore({ path: "data/knot.db" });
+ *   const admin = await store.createUser({ name: "admin", isAdmin: true });
+ */
+export async function createSqliteStore(options: SqliteStoreOptions): Promise<Store> {
+  const clock = options.now ?? (() => new Date());
+  const db = openDatabase(options.path);
+  const context: StoreContext = { db, now: () => clock().toISOString() };
+  try {
+    migrate(db, context.now);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return Object.freeze({
+    ...createUserMethods(context),
+    ...createGrantMethods(context),
+    ...createTokenMethods(context),
+    ...createUserToolMethods(context),
+    ...createAuditMethods(context),
+    async close() {
+      db.close();
+    },
+  });
+}

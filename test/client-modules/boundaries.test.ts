@@ -1,0 +1,31 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { listImports, prepareSource } from "../../client-modules/index.ts";
+
+// client-modules sits between src/ and sandbox/: src → client-modules → sandbox, never back.
+const folder = fileURLToPath(new URL("../../client-modules/", import.meta.url));
+
+function importsOf(file: string): string[] {
+  const prepared = prepareSource(fs.readFileSync(path.join(folder, file), "utf8"), "ts", file);
+  assert.equal(prepared.ok, true, file);
+  const listed = prepared.ok ? listImports(prepared.js) : null;
+  assert.equal(listed?.ok, true, file);
+  return listed?.ok ? listed.imports.map((i) => i.specifier) : [];
+}
+
+test("client-modules imports neither src/ nor isolated-vm, and acorn only through parse.ts", () => {
+  const files = fs.readdirSync(folder).filter((f) => f.endsWith(".ts"));
+  assert.ok(files.includes("parse.ts") && files.includes("index.ts"));
+  for (const file of files) {
+    for (const specifier of importsOf(file)) {
+      const where = `${file} imports ${specifier}`;
+      assert.ok(specifier.startsWith("./") || specifier.startsWith("node:") || specifier.startsWith("acorn"), where);
+      assert.doesNotMatch(specifier, /(^|\/)src\/|isolated-vm/, where);
+      if (specifier.startsWith("acorn")) assert.equal(file, "parse.ts", where);
+    }
+  }
+  assert.deepEqual(importsOf("parse.ts").filter((s) => s.startsWith("acorn")).sort(), ["acorn", "acorn-walk"]); // type-only imports vanish when stripped
+});

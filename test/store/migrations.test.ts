@@ -1,0 +1,134 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { KnotError } from "../../src/errors.ts";
+import { openStore } from "../../src/store/index.ts";
+import { migrate } from "../../src/store/sqlite/migrate.ts";
+import { MIGRATIONS } from "../../src/store/sqlite/migrations.ts";
+import { openDatabase } from "../../src/store/sqlite/sqlite-driver.ts";
+import { tempDir } from "./helpers.ts";
+
+const now = () => new Date().toISOString();
+
+test("the migration list is numbered 1..n", () => {
+  assert.deepEqual(
+    MIGRATIONS.map((migration) => migration.version),
+    MIGRATIONS.map((_, index) => index + 1),
+  );
+});
+
+test("migrations apply once, are recorded, and a reopen applies none", () => {
+  const path = join(tempDir(), "m.db");
+  const db = openDatabase(path);
+  assert.deepEqual(migrate(db, now), MIGRATIONS.map((migration) => migration.version));
+  const recorded = db.all("SELECT version, name, applied_at FROM schema_migrations ORDER BY version");
+  assert.equal(recorded.length, MIGRATIONS.length);
+  assert.match(String(recorded[0]?.applied_at), /^\d{4}-\d\d-\d\dT/);
+  db.close();
+
+  const again = openDatabase(path);
+  assert.deepEqual(migrate(again, now), []);
+  assert.equal(again.all("SELECT version FROM schema_migrations").length, MIGRATIONS.length);
+  again.close();
+});
+
+test("a new migration is applied on reopen, alone", () => {
+  const db = openDatabase(join(tempDir(), "m.db"));
+  migrate(db, now);
+  const next = [...MIGRATIONS, { version: MIGRATIONS.length + 1, name: "extra", sql: "CREATE TABLE extra (x TEXT) STRICT;" }];
+  assert.deepEqual(migrate(db, now, next), [MIGRATIONS.length + 1]);
+  assert.ok(db.get("SELECT 1 FROM sqlite_schema WHERE name = 'extra'"));
+  db.close();
+});
+
+test("a failing migration leaves nothing behind", () => {
+  const db = openDatabase(join(tempDir(), "m.db"));
+  migrate(db, now);
+  const broken = [
+    ...MIGRATIONS,
+    { version: MIGRATIONS.length + 1, name: "broken", sql: "CREATE TABLE half (x TEXT) STRICT; INSERT INTO no_such_table VALUES (1);" },
+  ];
+  assert.throws(() => migrate(db, now, broken), /no such table/);
+  assert.equal(db.get("SELECT 1 FROM sqlite_schema WHERE name = 'half'"), undefined);
+  assert.equal(db.get("SELECT 1 FROM schema_migrations WHERE version = ?", MIGRATIONS.length + 1), undefined);
+  db.close();
+});
+
+test("a database from a newer build refuses to open with STORE_VERSION", async () => {
+  const path = join(tempDir(), "newer.db");
+  const store = await openStore({ path });
+  await store.createUser({ name: "ada", isAdmin: true });
+  await store.close();
+  const db = openDatabase(path);
+  db.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'from the future', ?)", 999, now());
+  db.close();
+
+  await assert.rejects(openStore({ path }), (error: unknown) => {
+    assert.ok(error instanceof KnotError);
+    assert.equal(error.code, "STORE_VERSION");
+    assert.match(error.message, /999/);
+    return true;
+  });
+});
+
+test("opening creates the parent folder and sets the connection pragmas", async () => {
+  const path = join(tempDir(), "nested", "deeper", "knot.db");
+  const store = await openStore({ path });
+  assert.ok(existsSync(path));
+  await store.close();
+  const db = openDatabase(path);
+  assert.equal(db.get("PRAGMA journal_mode")?.journal_mode, "wal");
+  assert.equal(db.get("PRAGMA foreign_keys")?.foreign_keys, 1);
+  assert.equal(db.get("PRAGMA synchronous")?.synchronous, 2); // FULL
+  assert.equal(db.get("PRAGMA busy_timeout")?.timeout, 5000);
+  db.close();
+});
+
+test("an in-memory store works", async () => {
+  const store = await openStore({ path: ":memory:" });
+  await store.createUser({ name: "ada", isAdmin: false });
+  assert.equal(await store.countUsers(), 1);
+  await store.close();
+});
+
+test("a transaction rolls back when its work throws, and refuses async work", () => {
+  const db = openDatabase(":memory:");
+  db.exec("CREATE TABLE t (x INTEGER) STRICT");
+  assert.throws(() =>
+    db.transaction(() => {
+      db.run("INSERT INTO t VALUES (1)");
+      throw new Error("boom");
+    }),
+  );
+  assert.throws(() => db.transaction(async () => db.run("INSERT INTO t VALUES (2)")), /synchronous/);
+  assert.equal(db.get("SELECT count(*) AS n FROM t")?.n, 0);
+  db.close();
+});
+
+test("data survives close and reopen", async () => {
+  const path = join(tempDir(), "durable.db");
+  const first = await openStore({ path });
+  const ada = await first.createUser({ name: "ada", isAdmin: true });
+  await first.addMembership(ada.id, "ops");
+  await first.grant({ subject: { kind: "group", group: "ops" }, permission: "plugin.metrics.export" });
+  const token = await first.createToken({ userId: ada.id, name: "cli", secretHash: "a".repeat(64), scopes: null, expiresAt: null });
+  const tool = await first.createUserTool(ada.id, {
+    name: "t", kind: "tool", description: "d", language: "js", parameters: [], code: "1", sharing: "everyone", active: true,
+  });
+  await first.appendAudit({
+    at: "2026-01-01T00:00:00.000Z", userId: ada.id, tokenId: token.id, client: null, surface: "cli", tool: "t",
+    args: { n: 1 }, outcome: "ok", durationMs: 3, summary: null, requestId: null,
+  });
+  await first.close();
+
+  const second = await openStore({ path });
+  assert.deepEqual(await second.getUser(ada.id), ada);
+  assert.deepEqual(await second.permissionsOf(ada.id), ["plugin.metrics.export"]);
+  assert.deepEqual(await second.getToken(token.id), token);
+  assert.deepEqual(await second.getUserTool(tool.id), tool);
+  const rows = await second.queryAudit({});
+  assert.equal(rows.length, 1);
+  assert.deepEqual(rows[0]?.args, { n: 1 });
+  await second.close();
+});
