@@ -6,7 +6,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { DEFAULT_RUN_LIMITS, type RunLimits } from "../sandbox/protocol.ts";
+import { DEFAULT_QUOTAS, type QuotaSettings } from "./tools/quotas.ts";
 import { KnotError } from "./errors.ts";
+import { isPostgresUrl } from "./store/postgres/url.ts";
 import { parseToml } from "./toml.ts";
 
 export interface ServerConfig {
@@ -19,6 +21,7 @@ export interface ServerConfig {
   readonly handlerTimeoutMs: number;
   readonly sandbox: { readonly workers: number; readonly runsPerWorker: number; readonly workerMemoryMb: number };
   readonly limits: RunLimits;
+  readonly quotas: QuotaSettings;
   readonly loopbackTokenTtlMs: number;
   readonly mcp: { readonly stateless: boolean; readonly allowedHosts: readonly string[] };
   readonly audit: { readonly retentionDays: number; readonly maskKey: string | null };
@@ -34,6 +37,7 @@ export const DEFAULT_CONFIG: ServerConfig = Object.freeze({
   handlerTimeoutMs: 30_000,
   sandbox: Object.freeze({ workers: 2, runsPerWorker: 4, workerMemoryMb: 512 }),
   limits: DEFAULT_RUN_LIMITS,
+  quotas: DEFAULT_QUOTAS,
   loopbackTokenTtlMs: 60_000,
   mcp: Object.freeze({ stateless: false, allowedHosts: Object.freeze([]) }),
   audit: Object.freeze({ retentionDays: 90, maskKey: null }),
@@ -45,6 +49,7 @@ const SHAPE: Record<string, Record<string, "string" | "number" | "boolean" | "st
   sandbox: { workers: "number", runs_per_worker: "number", worker_memory_mb: "number" },
   limits: { heap_mb: "number", cpu_ms: "number", wall_ms: "number", result_bytes: "number", log_bytes: "number", loopback_calls: "number" },
   mcp: { stateless: "boolean", allowed_hosts: "string[]" },
+  quotas: { user_concurrent_runs: "number", user_runs_per_minute: "number", token_concurrent_runs: "number", token_runs_per_minute: "number", max_concurrent_runs: "number", max_queued_runs: "number" },
   audit: { retention_days: "number", mask_key: "string" },
 };
 
@@ -71,8 +76,10 @@ export function configFromToml(doc: Record<string, unknown>, baseDir: string): S
   const l = (doc.limits ?? {}) as Record<string, unknown>;
   const m = (doc.mcp ?? {}) as Record<string, unknown>;
   const a = (doc.audit ?? {}) as Record<string, unknown>;
+  const q = (doc.quotas ?? {}) as Record<string, number | undefined>;
   const d = DEFAULT_CONFIG;
-  const rel = (p: unknown, fallback: string) => (typeof p === "string" ? path.resolve(baseDir, p) : fallback);
+  // A PostgreSQL URL (server.database) is not a path: kept as written.
+  const rel = (p: unknown, fallback: string) => (typeof p === "string" ? (isPostgresUrl(p) ? p : path.resolve(baseDir, p)) : fallback);
   return Object.freeze({
     host: (s.host as string) ?? d.host,
     port: (s.port as number) ?? d.port,
@@ -85,6 +92,11 @@ export function configFromToml(doc: Record<string, unknown>, baseDir: string): S
     limits: Object.freeze({
       heapMb: (l.heap_mb as number) ?? d.limits.heapMb, cpuMs: (l.cpu_ms as number) ?? d.limits.cpuMs, wallMs: (l.wall_ms as number) ?? d.limits.wallMs,
       resultBytes: (l.result_bytes as number) ?? d.limits.resultBytes, logBytes: (l.log_bytes as number) ?? d.limits.logBytes, loopbackCalls: (l.loopback_calls as number) ?? d.limits.loopbackCalls,
+    }),
+    quotas: Object.freeze({
+      userConcurrentRuns: q.user_concurrent_runs ?? d.quotas.userConcurrentRuns, userRunsPerMinute: q.user_runs_per_minute ?? d.quotas.userRunsPerMinute,
+      tokenConcurrentRuns: q.token_concurrent_runs ?? d.quotas.tokenConcurrentRuns, tokenRunsPerMinute: q.token_runs_per_minute ?? d.quotas.tokenRunsPerMinute,
+      maxConcurrentRuns: q.max_concurrent_runs ?? d.quotas.maxConcurrentRuns, maxQueuedRuns: q.max_queued_runs ?? d.quotas.maxQueuedRuns,
     }),
     mcp: Object.freeze({ stateless: (m.stateless as boolean) ?? d.mcp.stateless, allowedHosts: Object.freeze((m.allowed_hosts as string[]) ?? d.mcp.allowedHosts) }),
     audit: Object.freeze({ retentionDays: (a.retention_days as number) ?? d.audit.retentionDays, maskKey: (a.mask_key as string) ?? d.audit.maskKey }),

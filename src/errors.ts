@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   CONFLICT: { status: 409, meaning: "the resource already exists or changed meanwhile" },
   STORE_VERSION: { status: 500, meaning: "the database was written by a newer knot-tools" },
   RATE_LIMITED: { status: 429, meaning: "too many runs; retry later" },
+  CANCELLED: { status: 499, meaning: "the caller cancelled the run or went away" },
   // running code
   HANDLER_FAILED: { status: 500, meaning: "a plugin handler threw; details are in the server log" },
   HANDLER_TIMEOUT: { status: 504, meaning: "a plugin handler did not finish by its deadline" },

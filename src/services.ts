@@ -1,9 +1,12 @@
+import type { AuditLog } from "./audit/audit-log.ts";
 import type { Authenticator } from "./auth/authenticate.ts";
 import type { LoopbackTokens } from "./auth/loopback-tokens.ts";
 import type { ServerConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
 import type { PluginPool } from "./plugins/plugin-pool.ts";
 import type { Store } from "./store/store.ts";
+import type { ToolRunner } from "./tools/tool-runner.ts";
+import type { UserToolsCatalog } from "./tools/user-tools.ts";
 
 /** What the composition root hands to surfaces (HTTP routes, MCP, CLI). */
 export interface Services {
@@ -12,6 +15,9 @@ export interface Services {
   readonly pool: PluginPool;
   readonly auth: Authenticator;
   readonly loopbackTokens: LoopbackTokens;
+  readonly audit: AuditLog;
+  readonly catalog: UserToolsCatalog;
+  readonly runner: ToolRunner;
   readonly logger: Logger;
   readonly runtimeVersion: string;
 }

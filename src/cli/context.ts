@@ -7,6 +7,7 @@ import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { DEFAULT_CONFIG, loadConfigFile, withOverrides, type ServerConfig } from "../config.ts";
 import { KnotError } from "../errors.ts";
+import { isPostgresUrl } from "../store/postgres/url.ts";
 
 export const BUNDLED_PLUGINS = path.resolve(import.meta.dirname, "../../examples/plugins");
 
@@ -36,7 +37,8 @@ export function resolveConfig(values: { db?: string; config?: string; plugins?: 
     port = Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new KnotError("BAD_REQUEST", `--port must be a number between 0 and 65535, got "${values.port}"`);
   }
-  return withOverrides(base, { pluginsDir, database: values.db ? path.resolve(values.db) : undefined, host: values.host, port });
+  const database = values.db === undefined ? undefined : isPostgresUrl(values.db) ? values.db : path.resolve(values.db);
+  return withOverrides(base, { pluginsDir, database, host: values.host, port });
 }
 
 export function usageError(message: string): KnotError {

@@ -3,21 +3,23 @@
  * and a non-zero exit (never a stack trace).
  */
 import { KnotError } from "../errors.ts";
-import { grantCommand, revokeCommand } from "./commands/grants.ts";
-import { pluginsCommand } from "./commands/plugins.ts";
-import { serveCommand } from "./commands/serve.ts";
-import { tokensCommand } from "./commands/tokens.ts";
-import { usersCommand } from "./commands/users.ts";
-
 export type Command = (args: string[]) => Promise<number>;
 
+/** Commands load on first use, so `users list` does not pay for the server, the SDKs and the sandbox. */
+const lazy = <K extends string>(load: () => Promise<Record<K, Command>>, name: K): Command =>
+  async (args) => (await load())[name](args);
+
 export const COMMANDS: Record<string, Command> = {
-  serve: serveCommand,
-  users: usersCommand,
-  grant: grantCommand,
-  revoke: revokeCommand,
-  tokens: tokensCommand,
-  plugins: pluginsCommand,
+  serve: lazy(() => import("./commands/serve.ts"), "serveCommand"),
+  users: lazy(() => import("./commands/users.ts"), "usersCommand"),
+  grant: lazy(() => import("./commands/grants.ts"), "grantCommand"),
+  revoke: lazy(() => import("./commands/grants.ts"), "revokeCommand"),
+  tokens: lazy(() => import("./commands/tokens.ts"), "tokensCommand"),
+  plugins: lazy(() => import("./commands/plugins.ts"), "pluginsCommand"),
+  mcp: lazy(() => import("./commands/mcp.ts"), "mcpCommand"),
+  audit: lazy(() => import("./commands/audit.ts"), "auditCommand"),
+  run: lazy(() => import("./commands/run.ts"), "runCommand"),
+  tools: lazy(() => import("./commands/tools.ts"), "toolsCommand"),
 };
 
 const USAGE = `usage: knot-tools <command> [options]   (all commands take --db FILE)
@@ -25,7 +27,11 @@ const USAGE = `usage: knot-tools <command> [options]   (all commands take --db F
   users add NAME [--admin] [--groups a,b] | users list
   grant USER|@GROUP PERMISSION | revoke USER|@GROUP PERMISSION
   tokens create USER [--name N] [--scopes a,b] [--no-write] [--expires 30d] | tokens list [USER] | tokens revoke ID
-  plugins check DIR`;
+  plugins check DIR
+  mcp --user NAME [--plugins DIR] [--config FILE]   (MCP over stdio)
+  audit verify
+  run FILE --user NAME [--args JSON] [--plugins DIR] [--config FILE]
+  tools add FILE --user NAME [--name N] [--kind tool|lib] [--description D] [--share everyone|@group]`;
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

@@ -1,14 +1,18 @@
 /**
- * Opens the configured store. SQLite only for now; a PostgreSQL store will be chosen here by the
- * shape of `path` (a `postgres://` URL) when it exists.
+ * Opens the configured store: PostgreSQL when `path` is a `postgres://` or `postgresql://` URL
+ * (several instances may share it), otherwise the embedded SQLite file at `path`.
  */
+import { isPostgresUrl } from "./postgres/url.ts";
 import { createSqliteStore } from "./sqlite/sqlite-store.ts";
 import type { Store } from "./store.ts";
 
 export type { Store } from "./store.ts";
 
 export interface StoreOptions {
-  /** A SQLite file path (its folder is created if missing), or ":memory:". */
+  /**
+   * A SQLite file path (its folder is created if missing), ":memory:", or a PostgreSQL URL
+   * (`postgres://user:password@host:port/database`).
+   */
   readonly path: string;
 }
 
@@ -18,5 +22,10 @@ export interface StoreOptions {
  *   try { console.log(await store.countUsers()); } finally { await store.close(); }
  */
 export async function openStore(options: StoreOptions): Promise<Store> {
+  if (isPostgresUrl(options.path)) {
+    // Loaded only when asked for, so the embedded default never loads the PostgreSQL client.
+    const { createPostgresStore } = await import("./postgres/postgres-store.ts");
+    return createPostgresStore({ url: options.path });
+  }
   return createSqliteStore({ path: options.path });
 }

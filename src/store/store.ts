@@ -181,5 +181,8 @@ export interface Store {
    * remaining rows stay one unbroken chain); returns how many were deleted.
    */
   pruneAudit(olderThan: string): Promise<number>;
+  // instance settings (e.g. the audit masking key), shared by every instance on the database
+  /** The stored value of `name`; when absent, stores `create()` first (first writer wins). */
+  getOrCreateSetting(name: string, create: () => string): Promise<string>;
   close(): Promise<void>;
 }

@@ -7,7 +7,7 @@ import { openStore } from "../../src/store/index.ts";
 import { migrate } from "../../src/store/sqlite/migrate.ts";
 import { MIGRATIONS } from "../../src/store/sqlite/migrations.ts";
 import { openDatabase } from "../../src/store/sqlite/sqlite-driver.ts";
-import { tempDir } from "./helpers.ts";
+import { forEachStore, tempDir } from "./helpers.ts";
 
 const now = () => new Date().toISOString();
 
@@ -55,22 +55,6 @@ test("a failing migration leaves nothing behind", () => {
   db.close();
 });
 
-test("a database from a newer build refuses to open with STORE_VERSION", async () => {
-  const path = join(tempDir(), "newer.db");
-  const store = await openStore({ path });
-  await store.createUser({ name: "ada", isAdmin: true });
-  await store.close();
-  const db = openDatabase(path);
-  db.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'from the future', ?)", 999, now());
-  db.close();
-
-  await assert.rejects(openStore({ path }), (error: unknown) => {
-    assert.ok(error instanceof KnotError);
-    assert.equal(error.code, "STORE_VERSION");
-    assert.match(error.message, /999/);
-    return true;
-  });
-});
 
 test("opening creates the parent folder and sets the connection pragmas", async () => {
   const path = join(tempDir(), "nested", "deeper", "knot.db");
@@ -106,29 +90,45 @@ test("a transaction rolls back when its work throws, and refuses async work", ()
   db.close();
 });
 
-test("data survives close and reopen", async () => {
-  const path = join(tempDir(), "durable.db");
-  const first = await openStore({ path });
-  const ada = await first.createUser({ name: "ada", isAdmin: true });
-  await first.addMembership(ada.id, "ops");
-  await first.grant({ subject: { kind: "group", group: "ops" }, permission: "plugin.metrics.export" });
-  const token = await first.createToken({ userId: ada.id, name: "cli", secretHash: "a".repeat(64), scopes: null, expiresAt: null });
-  const tool = await first.createUserTool(ada.id, {
-    name: "t", kind: "tool", description: "d", language: "js", parameters: [], code: "1", sharing: "everyone", active: true,
-  });
-  await first.appendAudit({
-    at: "2026-01-01T00:00:00.000Z", userId: ada.id, tokenId: token.id, client: null, surface: "cli", tool: "t",
-    args: { n: 1 }, outcome: "ok", durationMs: 3, summary: null, requestId: null,
-  });
-  await first.close();
+forEachStore((backend) => {
+  test("a database from a newer build refuses to open with STORE_VERSION", async () => {
+    const { store, location, sql } = await backend.open();
+    await store.createUser({ name: "ada", isAdmin: true });
+    await sql("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'from the future', ?)", 999, now());
 
-  const second = await openStore({ path });
-  assert.deepEqual(await second.getUser(ada.id), ada);
-  assert.deepEqual(await second.permissionsOf(ada.id), ["plugin.metrics.export"]);
-  assert.deepEqual(await second.getToken(token.id), token);
-  assert.deepEqual(await second.getUserTool(tool.id), tool);
-  const rows = await second.queryAudit({});
-  assert.equal(rows.length, 1);
-  assert.deepEqual(rows[0]?.args, { n: 1 });
-  await second.close();
+    await assert.rejects(openStore({ path: location }), (error: unknown) => {
+      assert.ok(error instanceof KnotError);
+      assert.equal(error.code, "STORE_VERSION");
+      assert.match(error.message, /999/);
+      assert.equal(error.message.includes("postgres://postgres@"), backend.name === "postgres"); // names the database
+      return true;
+    });
+  });
+
+  test("data survives close and reopen", async () => {
+    const path = await backend.newLocation();
+    const first = await openStore({ path });
+    const ada = await first.createUser({ name: "ada", isAdmin: true });
+    await first.addMembership(ada.id, "ops");
+    await first.grant({ subject: { kind: "group", group: "ops" }, permission: "plugin.metrics.export" });
+    const token = await first.createToken({ userId: ada.id, name: "cli", secretHash: "a".repeat(64), scopes: null, expiresAt: null });
+    const tool = await first.createUserTool(ada.id, {
+      name: "t", kind: "tool", description: "d", language: "js", parameters: [], code: "1", sharing: "everyone", active: true,
+    });
+    await first.appendAudit({
+      at: "2026-01-01T00:00:00.000Z", userId: ada.id, tokenId: token.id, client: null, surface: "cli", tool: "t",
+      args: { n: 1 }, outcome: "ok", durationMs: 3, summary: null, requestId: null,
+    });
+    await first.close();
+
+    const second = await openStore({ path });
+    assert.deepEqual(await second.getUser(ada.id), ada);
+    assert.deepEqual(await second.permissionsOf(ada.id), ["plugin.metrics.export"]);
+    assert.deepEqual(await second.getToken(token.id), token);
+    assert.deepEqual(await second.getUserTool(tool.id), tool);
+    const rows = await second.queryAudit({});
+    assert.equal(rows.length, 1);
+    assert.deepEqual(rows[0]?.args, { n: 1 });
+    await second.close();
+  });
 });

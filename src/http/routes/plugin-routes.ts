@@ -1,3 +1,4 @@
+import { KnotError } from "../../errors.ts";
 import type { Services } from "../../services.ts";
 import { queryParams } from "../body.ts";
 import { sendResult } from "../respond.ts";
@@ -16,9 +17,21 @@ export function pluginRoutes(services: Services): Route[] {
       const method = ctx.req.method === "HEAD" ? "GET" : (ctx.req.method ?? "GET");
       const body = method === "GET" ? {} : await ctx.json();
       const params = { ...queryParams(ctx.url.searchParams), ...body };
-      const result = await services.pool.dispatch(ctx.params.plugin ?? "", ctx.params.fn ?? "", {
-        principal: ctx.principal, method, params, requestId: ctx.requestId,
+      const plugin = ctx.params.plugin ?? "";
+      const fn = ctx.params.fn ?? "";
+      const started = performance.now();
+      const audit = (outcome: string, result?: unknown) => services.audit.record({
+        principal: ctx.principal, surface: ctx.principal.via === "loopback" ? "loopback" : "http", tool: `${plugin}/${fn}`,
+        args: params, outcome, durationMs: performance.now() - started, result, requestId: ctx.requestId,
       });
+      let result;
+      try {
+        result = await services.pool.dispatch(plugin, fn, { principal: ctx.principal, method, params, requestId: ctx.requestId });
+      } catch (error) {
+        await audit(error instanceof KnotError ? String(error.code) : "INTERNAL");
+        throw error;
+      }
+      await audit("ok", result.kind === "json" ? result.value : undefined);
       sendResult(ctx.res, result);
     },
   }];

@@ -8,6 +8,7 @@ import { openDatabase } from "./sqlite-driver.ts";
 import { createTokenMethods } from "./tokens.ts";
 import { createUserToolMethods } from "./user-tools.ts";
 import { createUserMethods } from "./users.ts";
+import { createSettingMethods } from "./settings.ts";
 
 export interface SqliteStoreOptions {
   /** A file path (its folder is created if missing) or ":memory:". */
@@ -38,6 +39,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     ...createTokenMethods(context),
     ...createUserToolMethods(context),
     ...createAuditMethods(context),
+    ...createSettingMethods(context),
     async close() {
       db.close();
     },

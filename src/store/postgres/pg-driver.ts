@@ -1,0 +1,139 @@
+/**
+ * The one file that imports `pg` (node-postgres): a connection pool, transactions on one pooled
+ * connection, and the SQLSTATE codes the store turns into KnotErrors.
+ *
+ * Why these choices:
+ * - One `pg.Pool` per store; every statement is parameterised (`$1…`), never built from values.
+ * - A transaction holds one connection from BEGIN to COMMIT/ROLLBACK; a connection whose
+ *   ROLLBACK failed is destroyed rather than returned, so no half-open transaction is reused.
+ * - The default isolation (READ COMMITTED) plus explicit locks (row locks, advisory locks) where a
+ *   read decides a write: each statement sees what committed before it, which is what the
+ *   lock-then-read patterns (audit_append in migrations.ts, user-tools.ts) rely on.
+ * - PostgreSQL text cannot hold U+0000: such a value is refused as BAD_REQUEST instead of failing
+ *   as an internal error.
+ * - The connection URL may carry a password: `location` is the URL without it, for messages.
+ */
+import { Pool, type PoolClient, type QueryResultRow } from "pg";
+import { KnotError } from "../../errors.ts";
+import { redactUrl } from "./url.ts";
+
+export type PgValue = null | number | string | boolean | readonly string[];
+export type PgRow = Readonly<Record<string, unknown>>;
+
+export interface PgQueryable {
+  query(sql: string, params?: readonly PgValue[]): Promise<{ rows: PgRow[]; rowCount: number }>;
+}
+
+export interface PgDb extends PgQueryable {
+  /** The URL without its password. */
+  readonly location: string;
+  /** Runs `work` inside BEGIN … COMMIT on one connection, rolling back if it throws. */
+  transaction<T>(work: (tx: PgQueryable) => Promise<T>): Promise<T>;
+  /** Lends one connection for work that needs session state (a session-level advisory lock). */
+  withConnection<T>(work: (connection: PgQueryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface PgDbOptions {
+  /** `postgres://user:password@host:port/database?options=-c%20search_path%3Dschema` */
+  readonly url: string;
+  /** Connections in the pool (default 10). */
+  readonly poolSize?: number;
+}
+
+/** SQLSTATEs: https://www.postgresql.org/docs/current/errcodes-appendix.html */
+const UNIQUE_VIOLATION = "23505";
+const FOREIGN_KEY_VIOLATION = "23503";
+const CHARACTER_NOT_IN_REPERTOIRE = "22021"; // e.g. U+0000 in text
+const UNTRANSLATABLE_CHARACTER = "22P05";
+
+function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+export const isUniqueViolation = (error: unknown): boolean => sqlState(error) === UNIQUE_VIOLATION;
+export const isForeignKeyViolation = (error: unknown): boolean => sqlState(error) === FOREIGN_KEY_VIOLATION;
+
+function translate(error: unknown): unknown {
+  const state = sqlState(error);
+  if (state === CHARACTER_NOT_IN_REPERTOIRE || state === UNTRANSLATABLE_CHARACTER) {
+    return new KnotError("BAD_REQUEST", "The text contains a character the database cannot store (such as U+0000); remove it and try again.");
+  }
+  return error;
+}
+
+function queryable(target: Pool | PoolClient): PgQueryable {
+  return {
+    async query(sql, params = []) {
+      try {
+        const result = await target.query<QueryResultRow>(sql, params as unknown[]);
+        return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+      } catch (error) {
+        throw translate(error);
+      }
+    },
+  };
+}
+
+/** Opens a pool; no connection is made until the first query. */
+export function openPgDb(options: PgDbOptions): PgDb {
+  const pool = new Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    // No connectionTimeoutMillis: in node-postgres it also bounds the wait for a free pooled
+    // connection, and a burst of calls must queue (as they do on SQLite's lock), not lose their
+    // audit rows. A refused connection still fails at once.
+    keepAlive: true,
+    application_name: "knot-tools", // shown in pg_stat_activity; a URL parameter overrides it
+  });
+  // An idle connection that drops (server restart, network) is reported here; without a listener
+  // it would crash the process. The pool replaces it, and the next query reports its own error.
+  pool.on("error", () => {});
+  let closed: Promise<void> | undefined;
+
+  async function withConnection<T>(work: (connection: PgQueryable) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    let broken = false;
+    try {
+      return await work(queryable(client));
+    } catch (error) {
+      broken = true; // drop it: whatever session state the work left (locks, settings) goes with it
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async function transaction<T>(work: (tx: PgQueryable) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    const tx = queryable(client);
+    let broken = false;
+    try {
+      await client.query("BEGIN");
+      const result = await work(tx);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      try {
+        await client.query("ROLLBACK");
+      } catch {
+        broken = true;
+      }
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  return {
+    location: redactUrl(options.url),
+    query: queryable(pool).query,
+    transaction,
+    withConnection,
+    close() {
+      closed ??= pool.end();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * User tools and libs. Every save is a new version, written in the same transaction as the tool
+ * row, so the history is never behind the tool. An update locks the tool's row (FOR UPDATE)
+ * before it checks `expectedVersion`, so two instances saving at once cannot both win: the second
+ * waits, then sees the first one's version and gets a CONFLICT. Visibility decides who may even
+ * learn a tool exists: others' tools are listed only when active and shared with everyone or with
+ * a group the caller is in.
+ */
+import { KnotError } from "../../errors.ts";
+import type { Store, UserToolInput } from "../store.ts";
+import type { StoreContext } from "./context.ts";
+import { isForeignKeyViolation, isUniqueViolation, type PgQueryable, type PgValue } from "./pg-driver.ts";
+import { normalizeToolInput, toUserTool, toUserToolVersion } from "./rows.ts";
+
+type UserToolMethods = Pick<
+  Store,
+  | "createUserTool"
+  | "updateUserTool"
+  | "getUserTool"
+  | "findUserToolByName"
+  | "listUserToolsVisibleTo"
+  | "deleteUserTool"
+  | "listUserToolVersions"
+  | "getUserToolVersion"
+>;
+
+/** The editable columns, in the order of `editableValues`. */
+const EDITABLE = ["name", "kind", "description", "language", "parameters", "code", "sharing", "active", "read_only", "destructive"];
+
+function editableValues(tool: UserToolInput): PgValue[] {
+  return [
+    tool.name,
+    tool.kind,
+    tool.description,
+    tool.language,
+    JSON.stringify(tool.parameters),
+    tool.code,
+    tool.sharing,
+    tool.active,
+    tool.readOnly ?? false,
+    tool.destructive ?? false,
+  ];
+}
+
+/** `$from, $from+1, …` for `count` parameters. */
+const placeholders = (from: number, count: number): string => Array.from({ length: count }, (_, index) => `$${from + index}`).join(", ");
+
+export function createUserToolMethods({ db, now }: StoreContext): UserToolMethods {
+  async function saveVersion(tx: PgQueryable, toolId: string, version: number, savedBy: string, savedAt: string, tool: UserToolInput) {
+    await tx.query("INSERT INTO user_tool_versions (tool_id, version, saved_at, saved_by, snapshot) VALUES ($1, $2, $3, $4, $5)", [
+      toolId,
+      version,
+      savedAt,
+      savedBy,
+      JSON.stringify(tool),
+    ]);
+  }
+
+  /** Runs a write transaction, turning a name clash (or, on create, a missing owner) into a KnotError. */
+  async function writing<T>(toolName: string, work: (tx: PgQueryable) => Promise<T>, ownerId?: string): Promise<T> {
+    try {
+      return await db.transaction(work);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new KnotError("CONFLICT", `The owner already has a tool named "${toolName}".`);
+      if (ownerId !== undefined && isForeignKeyViolation(error)) throw new KnotError("NOT_FOUND", `No user with id ${ownerId}.`);
+      throw error;
+    }
+  }
+
+  return {
+    async createUserTool(ownerId, input) {
+      const tool = normalizeToolInput(input);
+      const id = crypto.randomUUID();
+      const at = now();
+      return writing(
+        tool.name,
+        async (tx) => {
+          const { rows } = await tx.query(
+            `INSERT INTO user_tools (id, owner_id, ${EDITABLE.join(", ")}, version, created_at, updated_at)
+             VALUES ($1, $2, ${placeholders(3, EDITABLE.length)}, 1, $${EDITABLE.length + 3}, $${EDITABLE.length + 3}) RETURNING *`,
+            [id, ownerId, ...editableValues(tool), at],
+          );
+          await saveVersion(tx, id, 1, ownerId, at, tool);
+          return toUserTool(rows[0]!);
+        },
+        ownerId,
+      );
+    },
+
+    async updateUserTool(id, savedBy, input, expectedVersion) {
+      const tool = normalizeToolInput(input);
+      const at = now();
+      return writing(tool.name, async (tx) => {
+        const [locked] = (await tx.query("SELECT name, version FROM user_tools WHERE id = $1 FOR UPDATE", [id])).rows;
+        if (locked === undefined) throw new KnotError("NOT_FOUND", `No user tool with id ${id}.`);
+        const current = Number(locked.version);
+        if (expectedVersion !== undefined && expectedVersion !== current) {
+          throw new KnotError(
+            "CONFLICT",
+            `The tool "${String(locked.name)}" is at version ${current}, not ${expectedVersion}: it changed meanwhile. Reload it and save again.`,
+          );
+        }
+        const version = current + 1;
+        const { rows } = await tx.query(
+          `UPDATE user_tools SET (${EDITABLE.join(", ")}, version, updated_at) = (${placeholders(1, EDITABLE.length + 2)})
+            WHERE id = $${EDITABLE.length + 3} RETURNING *`,
+          [...editableValues(tool), version, at, id],
+        );
+        await saveVersion(tx, id, version, savedBy, at, tool);
+        return toUserTool(rows[0]!);
+      });
+    },
+
+    async getUserTool(id) {
+      const [row] = (await db.query("SELECT * FROM user_tools WHERE id = $1", [id])).rows;
+      return row ? toUserTool(row) : null;
+    },
+
+    async findUserToolByName(ownerId, name) {
+      const [row] = (await db.query("SELECT * FROM user_tools WHERE owner_id = $1 AND name = $2", [ownerId, name])).rows;
+      return row ? toUserTool(row) : null;
+    },
+
+    async listUserToolsVisibleTo(userId, groups) {
+      const own = await db.query("SELECT * FROM user_tools WHERE owner_id = $1 ORDER BY name", [userId]);
+      const shared = await db.query(
+        `SELECT * FROM user_tools
+          WHERE owner_id <> $1 AND active
+            AND (sharing = 'everyone' OR sharing = ANY ($2::text[]))
+          ORDER BY name, created_at, ord`,
+        [userId, groups.map((group) => `@${group}`)],
+      );
+      return [...own.rows, ...shared.rows].map(toUserTool);
+    },
+
+    async deleteUserTool(id) {
+      // Its versions go with it (ON DELETE CASCADE); see ../sqlite/migrations.ts for why.
+      return (await db.query("DELETE FROM user_tools WHERE id = $1", [id])).rowCount > 0;
+    },
+
+    async listUserToolVersions(id) {
+      const { rows } = await db.query("SELECT * FROM user_tool_versions WHERE tool_id = $1 ORDER BY version DESC", [id]);
+      return rows.map(toUserToolVersion);
+    },
+
+    async getUserToolVersion(id, version) {
+      if (!Number.isSafeInteger(version)) return null; // no such version; PostgreSQL would refuse the parameter
+      const [row] = (await db.query("SELECT * FROM user_tool_versions WHERE tool_id = $1 AND version = $2", [id, version])).rows;
+      return row ? toUserToolVersion(row) : null;
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * Back-pressure for sandbox runs. Per user and per token: concurrent runs and runs per minute;
+ * globally: a cap on concurrent runs with a bounded queue, so overload turns into clear refusals
+ * (RATE_LIMITED with a retry-after) instead of unbounded memory growth. Counts are per instance.
+ */
+import { KnotError } from "../errors.ts";
+import type { Principal } from "../identity/principal.ts";
+
+export interface QuotaSettings {
+  readonly userConcurrentRuns: number;
+  readonly userRunsPerMinute: number;
+  readonly tokenConcurrentRuns: number;
+  readonly tokenRunsPerMinute: number;
+  readonly maxConcurrentRuns: number;
+  readonly maxQueuedRuns: number;
+}
+
+export const DEFAULT_QUOTAS: QuotaSettings = Object.freeze({
+  userConcurrentRuns: 8,
+  userRunsPerMinute: 600,
+  tokenConcurrentRuns: 8,
+  tokenRunsPerMinute: 600,
+  maxConcurrentRuns: 32,
+  maxQueuedRuns: 256,
+});
+
+export interface Quotas {
+  /** Waits for a global slot (bounded queue) after checking the caller's own quotas; returns the release. */
+  acquire(principal: Principal, signal?: AbortSignal): Promise<() => void>;
+  stats(): { running: number; queued: number; refused: number };
+}
+
+const MINUTE_MS = 60_000;
+
+export function createQuotas(settings: QuotaSettings, now: () => number = Date.now): Quotas {
+  const concurrent = new Map<string, number>();
+  const recent = new Map<string, number[]>();
+  const queue: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  let running = 0;
+  let refused = 0;
+
+  const refuse = (message: string, retryAfterSeconds: number): never => {
+    refused += 1;
+    throw new KnotError("RATE_LIMITED", message, { retryAfterSeconds });
+  };
+
+  const checkKey = (key: string, label: string, maxConcurrent: number, perMinute: number) => {
+    if ((concurrent.get(key) ?? 0) >= maxConcurrent) refuse(`${label} already has ${maxConcurrent} runs in progress; retry when one ends`, 1);
+    const t = now();
+    const times = (recent.get(key) ?? []).filter((at) => at > t - MINUTE_MS);
+    recent.set(key, times);
+    if (times.length >= perMinute) refuse(`${label} made ${perMinute} runs in the last minute`, Math.max(1, Math.ceil((times[0]! + MINUTE_MS - t) / 1000)));
+  };
+
+  const keysOf = (principal: Principal) => [
+    { key: `user:${principal.user.id}`, label: `user "${principal.user.name}"`, max: settings.userConcurrentRuns, rate: settings.userRunsPerMinute },
+    ...(principal.tokenId ? [{ key: `token:${principal.tokenId}`, label: "this token", max: settings.tokenConcurrentRuns, rate: settings.tokenRunsPerMinute }] : []),
+  ];
+
+  const releaseGlobal = () => {
+    const next = queue.shift();
+    if (next) next.resolve();
+    else running -= 1;
+  };
+
+  return {
+    async acquire(principal, signal) {
+      const keys = keysOf(principal);
+      for (const k of keys) checkKey(k.key, k.label, k.max, k.rate);
+      for (const k of keys) {
+        concurrent.set(k.key, (concurrent.get(k.key) ?? 0) + 1);
+        recent.get(k.key)!.push(now());
+      }
+      const releaseOwn = () => {
+        for (const k of keys) {
+          const n = (concurrent.get(k.key) ?? 1) - 1;
+          if (n <= 0) concurrent.delete(k.key);
+          else concurrent.set(k.key, n);
+        }
+      };
+      try {
+        if (running < settings.maxConcurrentRuns) running += 1;
+        else {
+          if (queue.length >= settings.maxQueuedRuns) refuse("the server is at capacity; retry shortly", 1);
+          await new Promise<void>((resolve, reject) => {
+            const entry = { resolve, reject };
+            queue.push(entry);
+            signal?.addEventListener("abort", () => {
+              const i = queue.indexOf(entry);
+              if (i >= 0) queue.splice(i, 1);
+              reject(new KnotError("CANCELLED", "the run was cancelled while queued"));
+            }, { once: true });
+          });
+        }
+      } catch (error) {
+        releaseOwn();
+        throw error;
+      }
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        releaseOwn();
+        releaseGlobal();
+      };
+    },
+    stats: () => ({ running, queued: queue.length, refused }),
+  };
+}

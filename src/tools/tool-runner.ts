@@ -1,0 +1,138 @@
+/**
+ * Runs user code in the sandbox as the requesting user. The host decides everything a run may
+ * reach: which modules resolve (client modules of loaded plugins, libs the caller may use), who
+ * the caller is (inert data, scopes applied), and the one loopback token the worker will present
+ * for `knot:plugin.call` — minted for this run and revoked when it ends.
+ */
+import { randomUUID } from "node:crypto";
+import { prepareSource } from "../../client-modules/index.ts";
+import type { RunEvent, RunLimits, RunOutcome } from "../../sandbox/protocol.ts";
+import type { LoopbackTokens } from "../auth/loopback-tokens.ts";
+import { KnotError } from "../errors.ts";
+import { mayWrite, toUserData, type Principal } from "../identity/principal.ts";
+import { scopeAllows } from "../identity/scopes.ts";
+import { parametersToJsonSchema } from "../plugins/manifest/index.ts";
+import type { JsonSchemaObject, ParameterDecl } from "../plugins/manifest-types.ts";
+import type { PluginRegistry } from "../plugins/registry.ts";
+import type { UserToolParameter, UserToolRecord } from "../store/store.ts";
+import { validateArguments } from "../validation/json-schema.ts";
+import type { Quotas } from "./quotas.ts";
+import type { UserToolsCatalog } from "./user-tools.ts";
+
+/** A scoped token must name this (or a glob over it) to run user tools at all. */
+export const RUN_USER_TOOLS_SCOPE = "knot.tools.run";
+
+export interface SandboxRunner {
+  run(job: import("../../sandbox/protocol.ts").RunJob, hooks: import("../../sandbox/protocol.ts").RunHooks): Promise<RunOutcome>;
+}
+
+export interface RunSource {
+  readonly name: string;
+  readonly code: string;
+  readonly language: "js" | "ts";
+  readonly parameters?: readonly UserToolParameter[];
+  readonly destructive?: boolean;
+}
+
+export interface RunOptions {
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: RunEvent) => void;
+  readonly requestId?: string | null;
+  /** Skip schema validation (arguments were already validated by the caller). */
+  readonly validated?: boolean;
+}
+
+export interface ToolRunner {
+  /** Validates arguments against the tool's schema (throws INVALID_ARGUMENT), then runs it. */
+  run(principal: Principal, source: RunSource | UserToolRecord, args: Record<string, unknown>, options?: RunOptions): Promise<RunOutcome>;
+  schemaOf(source: { parameters?: readonly UserToolParameter[] }): JsonSchemaObject;
+  /** Whether the credential's scopes let it run user tools (and write-tools when destructive). */
+  mayRun(principal: Principal, source: { destructive?: boolean }): boolean;
+}
+
+export interface ToolRunnerDeps {
+  readonly sandbox: SandboxRunner;
+  readonly catalog: UserToolsCatalog;
+  readonly registry: PluginRegistry;
+  readonly loopbackTokens: LoopbackTokens;
+  readonly limits: RunLimits;
+  /** The server's own base URL (loopback); null when not listening (then call() fails clearly). */
+  readonly loopbackBase: () => string | null;
+  readonly tokenTtlMs: number;
+  /** Per-user/per-token quotas and the global run cap; absent = unlimited (tests of other parts). */
+  readonly quotas?: Quotas;
+}
+
+const schemas = new WeakMap<object, JsonSchemaObject>();
+
+export function toParameterDecls(parameters: readonly UserToolParameter[] = []): ParameterDecl[] {
+  return parameters.map((p) => ({
+    name: p.name, type: p.type, description: p.description ?? "", required: p.required === true,
+    ...(p.default !== undefined ? { default: p.default } : {}), ...(p.enum ? { enum: p.enum } : {}),
+    secret: p.secret === true, personal: p.personal === true,
+  }));
+}
+
+export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
+  const schemaOf: ToolRunner["schemaOf"] = (source) => {
+    const key = source.parameters ?? [];
+    let schema = schemas.get(key);
+    if (!schema) {
+      schema = parametersToJsonSchema(toParameterDecls(source.parameters));
+      schemas.set(key, schema);
+    }
+    return schema;
+  };
+  const mayRun: ToolRunner["mayRun"] = (principal, source) =>
+    scopeAllows(principal.scopes, RUN_USER_TOOLS_SCOPE) && (source.destructive !== true || mayWrite(principal));
+
+  return {
+    schemaOf,
+    mayRun,
+    async run(principal, source, args, options = {}) {
+      if (!mayRun(principal, source)) throw new KnotError("PERMISSION_DENIED", "permission denied: this token's scopes do not allow running this tool");
+      const params = options.validated ? args : validateArguments(schemaOf(source), args, source.name);
+      const release = deps.quotas ? await deps.quotas.acquire(principal, options.signal) : () => {};
+      try {
+        return await runAdmitted(principal, source, params, options);
+      } finally {
+        release();
+      }
+    },
+  };
+
+  async function runAdmitted(principal: Principal, source: RunSource, params: Record<string, unknown>, options: RunOptions): Promise<RunOutcome> {
+    const started = performance.now();
+    const prepared = prepareSource(source.code, source.language, `tool:${source.name}`);
+    if (!prepared.ok) {
+      const first = prepared.diagnostics[0];
+      const where = first ? ` (line ${first.line}, column ${first.column})` : "";
+      return { ok: false, error: { code: "SYNTAX_ERROR", message: `${first?.message ?? "the tool does not compile"}${where}` }, log: [], durationMs: performance.now() - started };
+    }
+    const runId = randomUUID();
+    const base = deps.loopbackBase();
+    const minted = base ? deps.loopbackTokens.mint(principal, runId, deps.limits.wallMs + deps.tokenTtlMs) : null;
+    try {
+      return await deps.sandbox.run({
+        runId, source: prepared.js, filename: `tool:${source.name}`, params, user: toUserData(principal),
+        loopback: base && minted ? { baseUrl: base, token: minted.token } : null,
+        limits: deps.limits, ...(options.requestId ? { requestId: options.requestId } : {}),
+      }, {
+        resolveModule: (specifier) => resolveModule(deps, principal, specifier),
+        ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    } finally {
+      minted?.revoke();
+    }
+  }
+}
+
+async function resolveModule(deps: ToolRunnerDeps, principal: Principal, specifier: string): Promise<string | null> {
+  if (specifier.startsWith("plugin:")) return deps.registry.clientModule(specifier);
+  if (!specifier.startsWith("lib:")) return null;
+  const lib = await deps.catalog.lib(principal, specifier.slice("lib:".length));
+  if (!lib) return null;
+  const prepared = prepareSource(lib.code, lib.language, specifier);
+  return prepared.ok ? prepared.js : null;
+}

@@ -1,0 +1,60 @@
+/**
+ * Validates what a user submits for a tool or lib (API, editor, MCP authoring tools) before it
+ * reaches the store: names, kind, language, sharing, size, and parameters with the same
+ * vocabulary and checks as plugin tools.
+ */
+import { KnotError } from "../errors.ts";
+import { validateParameterDecls } from "../plugins/manifest/index.ts";
+import type { Sharing, UserToolInput, UserToolParameter } from "../store/store.ts";
+
+export const TOOL_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const GROUP = /^@[a-z0-9][a-z0-9_-]{0,63}$/;
+export const MAX_CODE_BYTES = 256 * 1024;
+const KEYS = new Set(["name", "kind", "description", "language", "parameters", "code", "sharing", "active", "readOnly", "destructive", "expectedVersion"]);
+
+function invalid(field: string, message: string): KnotError {
+  return new KnotError("INVALID_ARGUMENT", `${field} ${message}`, { where: field });
+}
+
+/** `partial` fills absent fields from `base` (an update). */
+export function parseUserToolInput(body: Record<string, unknown>, base?: UserToolInput): UserToolInput {
+  for (const key of Object.keys(body)) if (!KEYS.has(key)) throw invalid(key, "is not a field of a tool (a typo?)");
+  const pick = <T>(key: keyof UserToolInput, fallback: T): unknown => (body[key] !== undefined ? body[key] : base ? base[key] : fallback);
+
+  const name = pick("name", undefined);
+  if (typeof name !== "string" || !TOOL_NAME.test(name)) throw invalid("name", "must be 1–64 letters, digits, _ or -, starting with a letter or digit");
+  const kind = pick("kind", "tool");
+  if (kind !== "tool" && kind !== "lib") throw invalid("kind", 'must be "tool" or "lib"');
+  const description = pick("description", "");
+  if (typeof description !== "string" || description.length > 2000) throw invalid("description", "must be a string of at most 2000 characters");
+  const language = pick("language", "js");
+  if (language !== "js" && language !== "ts") throw invalid("language", 'must be "js" or "ts"');
+  const code = pick("code", undefined);
+  if (typeof code !== "string") throw invalid("code", "is required (the tool's source)");
+  if (Buffer.byteLength(code) > MAX_CODE_BYTES) throw invalid("code", `is over ${MAX_CODE_BYTES} bytes`);
+  const sharing = pick("sharing", "private");
+  if (typeof sharing !== "string" || !(sharing === "private" || sharing === "everyone" || GROUP.test(sharing))) {
+    throw invalid("sharing", 'must be "private", "everyone" or "@group"');
+  }
+  const flags = Object.fromEntries((["active", "readOnly", "destructive"] as const).map((key) => {
+    const value = pick(key, key === "active");
+    if (typeof value !== "boolean") throw invalid(key, "must be true or false");
+    return [key, value];
+  })) as { active: boolean; readOnly: boolean; destructive: boolean };
+  if (flags.readOnly && flags.destructive) throw invalid("readOnly", "cannot be set together with destructive");
+
+  return {
+    name, kind, description, language, code, sharing: sharing as Sharing, ...flags,
+    parameters: parseParameters(pick("parameters", [])),
+  };
+}
+
+function parseParameters(raw: unknown): UserToolParameter[] {
+  const result = validateParameterDecls(raw, "parameters", { code: "INVALID_ARGUMENT" });
+  if (!result.ok) throw result.errors[0]!;
+  return result.params.map((p) => ({
+    name: p.name, type: p.type, description: p.description, required: p.required,
+    ...(p.default !== undefined ? { default: p.default } : {}), ...(p.enum ? { enum: [...p.enum] } : {}),
+    secret: p.secret, personal: p.personal,
+  }));
+}

@@ -1,0 +1,178 @@
+/**
+ * A throwaway PostgreSQL cluster for tests: a fresh data folder (a copy of one initdb made once) in a
+ * temp folder, started on 127.0.0.1 with a free port and its unix socket in the same folder, stopped
+ * and removed when the test file ends.
+ * PostgreSQL refuses to run as root, so as root the server runs as the `postgres` OS user.
+ * Missing binaries are an error, not a skip: CI installs them (`apt-get install -y postgresql`).
+ */
+import { execFile, execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { after } from "node:test";
+import { openPgDb, type PgDb } from "../../src/store/postgres/pg-driver.ts";
+
+export interface PostgresCluster {
+  readonly port: number;
+  /** The URL of `database` (as the superuser `postgres`, trusted on loopback). */
+  url(database?: string): string;
+  /** A new empty schema in the `postgres` database; the URL puts it first on the search_path. */
+  createSchema(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const INSTALL_HINT = "install them (Debian/Ubuntu: apt-get install -y postgresql), or set KNOT_TEST_PG_BIN to the folder holding initdb and pg_ctl";
+
+/** The newest /usr/lib/postgresql/<version>/bin with initdb and pg_ctl (or $KNOT_TEST_PG_BIN). */
+export function findPostgresBin(): string {
+  const has = (dir: string) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl"));
+  const override = process.env.KNOT_TEST_PG_BIN;
+  if (override !== undefined) {
+    if (has(override)) return override;
+    throw new Error(`KNOT_TEST_PG_BIN=${override} holds no initdb and pg_ctl: ${INSTALL_HINT}.`);
+  }
+  const root = "/usr/lib/postgresql";
+  const versions = existsSync(root) ? readdirSync(root).filter((version) => has(join(root, version, "bin"))) : [];
+  versions.sort((a, b) => Number(b) - Number(a));
+  if (versions[0] === undefined) throw new Error(`PostgreSQL server binaries (initdb, pg_ctl) were not found under ${root}/*/bin: ${INSTALL_HINT}.`);
+  return join(root, versions[0], "bin");
+}
+
+/** The ids to run the server as: ours, or the `postgres` user's when we are root. */
+function serverIdentity(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const line = readFileSync("/etc/passwd", "utf8").split("\n").find((entry) => entry.startsWith("postgres:"));
+  const [, , uid, gid] = line?.split(":") ?? [];
+  if (uid === undefined || gid === undefined) throw new Error("Running as root, but there is no `postgres` OS user to run PostgreSQL as (the postgresql package creates it).");
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+type Identity = { uid: number; gid: number } | undefined;
+
+/** Runs a PostgreSQL program as the server's user; the error carries its stderr and the server log's tail. */
+function runTool(program: string, args: string[], identity: Identity, cwd: string, log?: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C", HOME: cwd };
+    execFile(program, args, { ...identity, env, cwd, timeout: 30_000 }, (error, _stdout, stderr) => {
+      if (!error) return resolve();
+      const serverLog = log !== undefined && existsSync(log) ? readFileSync(log, "utf8").slice(-2000) : "";
+      reject(new Error(`${basename(program)} failed: ${error.message}\n${stderr}\n${serverLog}`));
+    });
+  });
+}
+
+function copyDir(from: string, to: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile("cp", ["-a", from, to], (error, _stdout, stderr) => (error ? reject(new Error(`cp failed: ${stderr}`)) : resolve()));
+  });
+}
+
+const INITDB_ARGS = ["-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "-N"]; // -N: no fsync, the data is thrown away
+
+/**
+ * A data folder made by initdb once per machine (per PostgreSQL build and user) and copied for each
+ * cluster: initdb takes seconds, a copy a fraction of one. Made under a private name and renamed
+ * into place, so test files starting at once never see half of one.
+ */
+async function templateDataDir(bin: string, identity: Identity): Promise<string> {
+  const key = createHash("sha256").update(`${bin}\0${INITDB_ARGS.join(" ")}`).digest("hex").slice(0, 12);
+  const template = join(tmpdir(), `knot-pg-template-${key}-${process.getuid?.() ?? 0}`);
+  const data = join(template, "data");
+  if (existsSync(join(data, "global", "pg_control"))) return data;
+  const building = mkdtempSync(`${template}.building-`);
+  try {
+    if (identity) chownSync(building, identity.uid, identity.gid);
+    await runTool(join(bin, "initdb"), ["-D", join(building, "data"), ...INITDB_ARGS], identity, building);
+    try {
+      renameSync(building, template);
+    } catch {
+      // another test file made it first: use theirs
+    }
+  } finally {
+    rmSync(building, { recursive: true, force: true });
+  }
+  return data;
+}
+
+/** A copy of the template data folder + pg_ctl start; resolves once the server accepts connections. */
+export async function startPostgres(): Promise<PostgresCluster> {
+  const bin = findPostgresBin();
+  const identity = serverIdentity();
+  const dir = mkdtempSync(join(tmpdir(), "knot-pg-"));
+  if (identity) chownSync(dir, identity.uid, identity.gid);
+  const data = join(dir, "data");
+  const log = join(dir, "server.log");
+  const run = (tool: string, args: string[]) => runTool(join(bin, tool), args, identity, dir, log);
+  const stopNow = () => {
+    try {
+      execFileSync(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"], { ...identity, stdio: "ignore", cwd: dir });
+    } catch {
+      // not running
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  // If the test process exits without running `after` hooks (an uncaught error), still stop it.
+  process.once("exit", stopNow);
+
+  try {
+    await copyDir(await templateDataDir(bin, identity), data);
+    let port = 0;
+    for (let attempt = 1; ; attempt += 1) {
+      port = await freePort();
+      const server = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+      try {
+        await run("pg_ctl", ["-D", data, "-l", log, "-w", "-t", "30", "-o", server, "start"]);
+        break;
+      } catch (error) {
+        if (attempt >= 3) throw error; // the free port may have been taken meanwhile: try another
+      }
+    }
+    const url = (database = "postgres") => `postgres://postgres@127.0.0.1:${port}/${database}`;
+    let testDb: PgDb | undefined = openPgDb({ url: url(), poolSize: 2 });
+    let schemas = 0;
+    return {
+      port,
+      url,
+      async createSchema() {
+        const schema = `s${(schemas += 1)}`;
+        await testDb!.query(`CREATE SCHEMA ${schema}`);
+        return `${url()}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+      },
+      async stop() {
+        await testDb?.close();
+        testDb = undefined;
+        process.removeListener("exit", stopNow);
+        stopNow();
+      },
+    };
+  } catch (error) {
+    process.removeListener("exit", stopNow);
+    stopNow();
+    throw error;
+  }
+}
+
+/**
+ * One cluster for the calling test file, started on first use and stopped when the file ends.
+ * Call at the top level of a test file.
+ */
+export function sharedPostgres(): () => Promise<PostgresCluster> {
+  let started: Promise<PostgresCluster> | undefined;
+  after(async () => {
+    if (started) await (await started.catch(() => undefined))?.stop();
+  });
+  return () => (started ??= startPostgres());
+}

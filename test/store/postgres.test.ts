@@ -1,0 +1,169 @@
+// What is particular to the PostgreSQL store: its migrations, how openStore and the config choose
+// it, text PostgreSQL cannot hold, and connections that fail or drop. The behaviour it shares with
+// SQLite is tested once for both backends by the other files here.
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { before, test } from "node:test";
+import { configFromToml } from "../../src/config.ts";
+import { KnotError } from "../../src/errors.ts";
+import { auditRowHash, verifyAuditChain } from "../../src/store/audit-hash.ts";
+import { openStore } from "../../src/store/index.ts";
+import { hashedAroundSeq } from "../../src/store/postgres/audit-hash-parts.ts";
+import { migrate } from "../../src/store/postgres/migrate.ts";
+import { PG_MIGRATIONS } from "../../src/store/postgres/migrations.ts";
+import { openPgDb, type PgDb } from "../../src/store/postgres/pg-driver.ts";
+import { createPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { isPostgresUrl, redactUrl } from "../../src/store/postgres/url.ts";
+import { MIGRATIONS } from "../../src/store/sqlite/migrations.ts";
+import type { AuditEntryInput } from "../../src/store/store.ts";
+import { sharedPostgres } from "../helpers/postgres.ts";
+
+const cluster = sharedPostgres();
+before(() => cluster());
+const now = () => new Date().toISOString();
+
+async function withDb<T>(work: (db: PgDb, url: string) => Promise<T>): Promise<T> {
+  const url = await (await cluster()).createSchema();
+  const db = openPgDb({ url, poolSize: 2 });
+  try {
+    return await work(db, url);
+  } finally {
+    await db.close();
+  }
+}
+
+const tables = async (db: PgDb) =>
+  (await db.query("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name")).rows.map(
+    (row) => String(row.table_name),
+  );
+
+test("the PostgreSQL migrations have the SQLite ones' versions and names", () => {
+  assert.deepEqual(
+    PG_MIGRATIONS.map(({ version, name }) => [version, name]),
+    MIGRATIONS.map(({ version, name }) => [version, name]),
+  );
+});
+
+test("migrations apply once, are recorded, and a rerun applies none", async () => {
+  await withDb(async (db) => {
+    assert.deepEqual(await migrate(db, now), PG_MIGRATIONS.map((migration) => migration.version));
+    const recorded = (await db.query("SELECT version, applied_at FROM schema_migrations ORDER BY version")).rows;
+    assert.equal(recorded.length, PG_MIGRATIONS.length);
+    assert.match(String(recorded[0]?.applied_at), /^\d{4}-\d\d-\d\dT/);
+    assert.deepEqual(await migrate(db, now), []);
+    assert.ok((await tables(db)).includes("audit_anchor"));
+  });
+});
+
+test("a new migration is applied alone; a failing one leaves nothing behind", async () => {
+  await withDb(async (db) => {
+    await migrate(db, now);
+    const extra = { version: PG_MIGRATIONS.length + 1, name: "extra", sql: "CREATE TABLE extra (x TEXT);" };
+    assert.deepEqual(await migrate(db, now, [...PG_MIGRATIONS, extra]), [extra.version]);
+    const broken = { version: extra.version + 1, name: "broken", sql: "CREATE TABLE half (x TEXT); INSERT INTO no_such_table VALUES (1);" };
+    await assert.rejects(migrate(db, now, [...PG_MIGRATIONS, extra, broken]), /no_such_table/);
+    assert.equal((await tables(db)).includes("half"), false);
+    assert.equal((await db.query("SELECT 1 FROM schema_migrations WHERE version = $1", [broken.version])).rowCount, 0);
+    // the lock was released with the failed run: the next run is not blocked
+    assert.deepEqual(await migrate(db, now, [...PG_MIGRATIONS, extra]), []);
+  });
+});
+
+test("openStore chooses PostgreSQL for postgres:// and postgresql:// URLs", async () => {
+  const url = await (await cluster()).createSchema();
+  for (const scheme of ["postgres", "postgresql"]) {
+    const store = await openStore({ path: url.replace(/^postgres:/, `${scheme}:`) });
+    await store.createUser({ name: `via-${scheme}`, isAdmin: false });
+    await store.close();
+  }
+  const check = openPgDb({ url });
+  const { rows } = await check.query("SELECT name FROM users ORDER BY name");
+  await check.close();
+  assert.deepEqual(rows.map((row) => row.name), ["via-postgres", "via-postgresql"]);
+  assert.equal(isPostgresUrl("./data/postgres://x"), false);
+  assert.equal(isPostgresUrl("PostgreSQL://h/db"), true);
+});
+
+test("the config keeps a PostgreSQL URL as written and still resolves a file path", () => {
+  const url = "postgres://knot:secret@db.internal:5432/knot?sslmode=require";
+  assert.equal(configFromToml({ server: { database: url } }, "/etc/knot").database, url);
+  assert.equal(configFromToml({ server: { database: "data/knot.db" } }, "/etc/knot").database, "/etc/knot/data/knot.db");
+});
+
+test("redactUrl hides the password and keeps the rest", () => {
+  const shown = redactUrl("postgres://knot:s3cret@127.0.0.1:5432/knot");
+  assert.equal(shown.includes("s3cret"), false);
+  assert.match(shown, /^postgres:\/\/knot:\*\*\*@127\.0\.0\.1:5432\/knot$/);
+  assert.equal(redactUrl("postgres://knot@127.0.0.1/knot"), "postgres://knot@127.0.0.1/knot");
+});
+
+test("an unreachable server fails the open with the database named and no password", async () => {
+  const closedPort = 1; // tcpmux: nothing listens there on a test machine
+  const url = `postgres://knot:hunter2@127.0.0.1:${closedPort}/knot`;
+  await assert.rejects(openStore({ path: url }), (error: Error) => {
+    assert.match(error.message, new RegExp(`127\\.0\\.0\\.1:${closedPort}/knot`));
+    assert.equal(error.message.includes("hunter2"), false);
+    return true;
+  });
+});
+
+test("text PostgreSQL cannot hold (U+0000) is BAD_REQUEST; in an audit row it is replaced, and the chain verifies", async () => {
+  const url = await (await cluster()).createSchema();
+  const store = await createPostgresStore({ url });
+  try {
+    await assert.rejects(store.createUser({ name: "a\u0000b", isAdmin: false }), (error: unknown) => {
+      assert.ok(error instanceof KnotError);
+      assert.equal(error.code, "BAD_REQUEST");
+      return true;
+    });
+    const row = await store.appendAudit({
+      at: now(), userId: null, tokenId: null, client: "c\u0000", surface: "api", tool: "x\u0000y",
+      args: { raw: "nul \u0000 here" }, outcome: "ok", durationMs: 1, summary: "half \ud800 pair", requestId: null,
+    });
+    assert.equal(row.tool, "x\ufffdy");
+    assert.deepEqual(row.args, { raw: "nul \u0000 here" }); // kept, escaped inside the JSON
+    assert.deepEqual(await store.queryAudit({}), [row]);
+    assert.deepEqual(await verifyAuditChain(store.iterateAudit()), { ok: true, rows: 1 });
+  } finally {
+    await store.close();
+  }
+});
+
+test("connections the server drops are replaced: the store keeps working and the process does not crash", async () => {
+  const base = await (await cluster()).createSchema();
+  const url = `${base}&application_name=knot_victim`;
+  const store = await createPostgresStore({ url, poolSize: 3 });
+  const admin = openPgDb({ url: base });
+  try {
+    await Promise.all([store.countUsers(), store.countUsers(), store.countUsers()]); // three idle connections
+    const killed = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'knot_victim'");
+    assert.ok(killed.rowCount >= 1);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // let the pool notice
+    const ada = await store.createUser({ name: "ada", isAdmin: false });
+    assert.deepEqual(await store.getUser(ada.id), ada);
+  } finally {
+    await admin.close();
+    await store.close();
+  }
+});
+
+test("the audit hash split around seq rebuilds exactly the canonical JSON auditRowHash hashes", () => {
+  const base: AuditEntryInput = {
+    at: "2026-01-01T00:00:00.000Z", userId: "u", tokenId: null, client: null, surface: "mcp", tool: "t",
+    args: { seq: 0, nested: { "\"seq\":": [1, "é"] } }, outcome: "ok", durationMs: 0.1, summary: "s", requestId: "r",
+  };
+  const variants: AuditEntryInput[] = [
+    base,
+    { ...base, args: undefined, requestId: undefined as unknown as null },
+    { ...base, summary: undefined as unknown as null, userId: undefined as unknown as null, tool: undefined as unknown as string },
+    Object.fromEntries(Object.keys(base).map((key) => [key, undefined])) as unknown as AuditEntryInput,
+  ];
+  for (const entry of variants) {
+    const { before, after } = hashedAroundSeq(entry);
+    for (const seq of [1, 42, 9_007_199_254_740_991]) {
+      const prevHash = "ab".repeat(32);
+      const viaParts = createHash("sha256").update(`${prevHash}\n${before}${seq}${after}`).digest("hex");
+      assert.equal(viaParts, auditRowHash(prevHash, { ...entry, seq }));
+    }
+  }
+});

@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { KnotError } from "../../src/errors.ts";
+import type { Principal } from "../../src/identity/principal.ts";
+import { createQuotas, DEFAULT_QUOTAS } from "../../src/tools/quotas.ts";
+
+const principal = (id: string, tokenId: string | null = null): Principal => ({
+  user: { id, name: id, isAdmin: false, createdAt: "" }, groups: [], granted: [], scopes: null, tokenId, via: "token",
+});
+const limited = (e: KnotError) => e.code === "RATE_LIMITED" && (e.detail.retryAfterSeconds ?? 0) >= 1;
+
+describe("run quotas", () => {
+  it("caps concurrent runs per user, and frees the slot on release", async () => {
+    const q = createQuotas({ ...DEFAULT_QUOTAS, userConcurrentRuns: 2 });
+    const a = await q.acquire(principal("u1"));
+    await q.acquire(principal("u1"));
+    await assert.rejects(q.acquire(principal("u1")), limited);
+    await q.acquire(principal("u2"));
+    a();
+    a(); // releasing twice is harmless
+    await q.acquire(principal("u1"));
+  });
+
+  it("caps runs per minute per user and per token, with retry-after from the oldest run", async () => {
+    let now = 0;
+    const q = createQuotas({ ...DEFAULT_QUOTAS, userRunsPerMinute: 3, tokenRunsPerMinute: 2 }, () => now);
+    for (let i = 0; i < 2; i++) (await q.acquire(principal("u1", "t1")))();
+    await assert.rejects(q.acquire(principal("u1", "t1")), (e: KnotError) => limited(e) && /token/.test(e.message));
+    (await q.acquire(principal("u1", "t2")))();
+    now = 30_000;
+    await assert.rejects(q.acquire(principal("u1", "t3")), (e: KnotError) => limited(e) && e.detail.retryAfterSeconds === 30);
+    now = 60_001;
+    (await q.acquire(principal("u1", "t1")))();
+  });
+
+  it("queues past the global cap and refuses past the bounded queue", async () => {
+    const q = createQuotas({ ...DEFAULT_QUOTAS, maxConcurrentRuns: 1, maxQueuedRuns: 1 });
+    const first = await q.acquire(principal("a"));
+    let secondStarted = false;
+    const second = q.acquire(principal("b")).then((release) => {
+      secondStarted = true;
+      return release;
+    });
+    await assert.rejects(q.acquire(principal("c")), limited);
+    assert.deepEqual(q.stats(), { running: 1, queued: 1, refused: 1 });
+    assert.equal(secondStarted, false);
+    first();
+    (await second)();
+    assert.equal(secondStarted, true);
+    assert.equal(q.stats().running, 0);
+  });
+
+  it("a queued run that is cancelled leaves the queue", async () => {
+    const q = createQuotas({ ...DEFAULT_QUOTAS, maxConcurrentRuns: 1 });
+    const first = await q.acquire(principal("a"));
+    const abort = new AbortController();
+    const waiting = q.acquire(principal("b"), abort.signal);
+    abort.abort();
+    await assert.rejects(waiting, (e: KnotError) => e.code === "CANCELLED");
+    assert.equal(q.stats().queued, 0);
+    first();
+    (await q.acquire(principal("b")))();
+  });
+});
