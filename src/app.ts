@@ -1,25 +1,38 @@
 /**
- * The composition root: store, plugin pool, credentials and the HTTP server, wired once.
- * Surfaces get `Services`; nothing else constructs these parts.
+ * The composition root: store, plugin pool, sandbox, credentials, audit and the HTTP server,
+ * wired once. Surfaces get `Services`; nothing else constructs these parts.
  */
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
+import { createSandboxPool, type SandboxPool } from "../sandbox/index.ts";
+import { createAuditLog } from "./audit/audit-log.ts";
+import { startAuditRetention } from "./audit/audit-retention.ts";
 import { createAuthenticator } from "./auth/authenticate.ts";
 import { createLoopbackTokens } from "./auth/loopback-tokens.ts";
 import type { ServerConfig } from "./config.ts";
+import { auditRoutes } from "./http/routes/audit-routes.ts";
 import { coreRoutes } from "./http/routes/core-routes.ts";
 import { pluginRoutes } from "./http/routes/plugin-routes.ts";
+import { toolRoutes } from "./http/routes/tool-routes.ts";
+import { visibilityRoutes } from "./http/routes/visibility-routes.ts";
 import { createRouter, type Route } from "./http/router.ts";
 import { createHttpServer } from "./http/server.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { createMcpSurface, usersAffectedBy, type McpSurface } from "./mcp/surface.ts";
 import { loadPlugins } from "./plugins/loader.ts";
 import { createPluginPool } from "./plugins/plugin-pool.ts";
 import type { Services } from "./services.ts";
 import { openStore } from "./store/index.ts";
+import { createQuotas } from "./tools/quotas.ts";
+import { createToolRunner } from "./tools/tool-runner.ts";
+import { createUserToolsCatalog } from "./tools/user-tools.ts";
 import { RUNTIME_VERSION } from "./version.ts";
+import { webRoutes } from "./web/web-routes.ts";
 
 export interface App extends Services {
   readonly server: http.Server;
+  readonly sandbox: SandboxPool;
+  readonly mcp: McpSurface;
   /** Starts listening; resolves with the bound address (port 0 picks a free one). */
   listen(): Promise<{ host: string; port: number; url: string }>;
   close(): Promise<void>;
@@ -38,26 +51,44 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   const pool = createPluginPool(registry, { deadlineMs: config.handlerTimeoutMs, logger });
   const loopbackTokens = createLoopbackTokens();
   const auth = createAuthenticator(store, loopbackTokens);
-  const services: Services = { config, store, pool, auth, loopbackTokens, logger, runtimeVersion: RUNTIME_VERSION };
+  const audit = await createAuditLog({ store, maskKey: config.audit.maskKey, logger });
+  const sandbox = createSandboxPool({ workers: config.sandbox.workers, runsPerWorker: config.sandbox.runsPerWorker, workerMemoryMb: config.sandbox.workerMemoryMb });
+  let mcp: McpSurface | null = null;
+  const catalog = createUserToolsCatalog(store, registry, { onChange: (tool, previous) => mcp?.notifyToolsChanged(usersAffectedBy(tool, previous)) });
+  let baseUrl: string | null = null;
+  const quotas = createQuotas(config.quotas);
+  const runner = createToolRunner({
+    sandbox, catalog, registry, loopbackTokens, limits: config.limits, loopbackBase: () => baseUrl, tokenTtlMs: config.loopbackTokenTtlMs, quotas,
+  });
+  const services: Services = { config, store, pool, auth, loopbackTokens, audit, catalog, runner, logger, runtimeVersion: RUNTIME_VERSION };
 
-  const routes: Route[] = [...coreRoutes(services), ...pluginRoutes(services)];
-  const server = createHttpServer({ router: createRouter(routes), auth, logger, maxBodyBytes: config.maxBodyBytes });
+  mcp = createMcpSurface(services);
+  const retention = startAuditRetention(store, config.audit.retentionDays, logger);
+  const routes: Route[] = [...visibilityRoutes(services, mcp), ...auditRoutes(services), ...coreRoutes(services), ...pluginRoutes(services), ...toolRoutes(services, { catalog, runner, audit }), ...webRoutes(services)];
+  const server = createHttpServer({ router: createRouter(routes), auth, logger, maxBodyBytes: config.maxBodyBytes, fallback: mcp.handleHttp });
 
   return {
     ...services,
     server,
+    sandbox,
+    mcp,
     listen: () => new Promise((resolve, reject) => {
       server.once("error", reject);
       server.listen(config.port, config.host, () => {
         const { port } = server.address() as AddressInfo;
+        // The loopback always targets this process on the loopback interface, whatever host is public.
+        baseUrl = `http://127.0.0.1:${port}`;
         resolve({ host: config.host, port, url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}` });
       });
     }),
     close: async () => {
+      retention.stop();
+      await mcp.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await sandbox.close();
       await store.close();
     },
   };

@@ -2,17 +2,24 @@
  * Turns a presented credential into a Principal, or null. API tokens are looked up by the hash of
  * the secret (only hashes are stored); expired and revoked ones are refused. Loopback tokens are
  * accepted only from a loopback address and only on the routes a user tool's guest libraries need
- * (`/plugins/…` and read-only `/api` routes), never on management endpoints.
+ * (`/plugins/…` and read-only `/api` routes), never on management endpoints. Web-session secrets
+ * (`kts_…`, minted by src/web at sign-in and stored hashed like any token) are accepted only as
+ * the session cookie, never as a bearer, and never on /mcp.
  */
 import type { Principal } from "../identity/principal.ts";
 import type { Store, TokenRecord } from "../store/store.ts";
 import { type LoopbackTokens } from "./loopback-tokens.ts";
 import { hashSecret } from "./secrets.ts";
 
-export type RouteClass = "plugin" | "api-read" | "management" | "mcp";
+/** Prefix of web-session secrets: they travel only in the HttpOnly session cookie. */
+export const SESSION_SECRET_PREFIX = "kts_";
+
+export type RouteClass = "plugin" | "api-read" | "api" | "mcp";
 
 export interface Credential {
   readonly bearer: string | null;
+  /** The session cookie's value, used only when no bearer was presented. */
+  readonly session?: string | null;
   readonly remoteAddress: string | undefined;
   readonly route: RouteClass;
 }
@@ -40,23 +47,31 @@ export function createAuthenticator(store: Store, loopback: LoopbackTokens): Aut
     const base = await principalFor(token.userId, "token");
     return base && { ...base, scopes: token.scopes, tokenId: token.id };
   };
+  const storedTokenPrincipal = async (secret: string): Promise<Principal | null> => {
+    const token = await store.findTokenByHash(hashSecret(secret));
+    if (!token || token.revokedAt !== null) return null;
+    const now = new Date().toISOString();
+    if (token.expiresAt !== null && token.expiresAt <= now) return null;
+    const principal = await principalForToken(token);
+    if (principal) void store.touchToken(token.id, now).catch(() => {});
+    return principal;
+  };
   return {
     principalFor,
     principalForToken,
-    async authenticate({ bearer, remoteAddress, route }) {
-      if (!bearer) return null;
+    async authenticate({ bearer, session, remoteAddress, route }) {
+      if (!bearer) {
+        if (!session || !session.startsWith(SESSION_SECRET_PREFIX) || route === "mcp") return null;
+        const principal = await storedTokenPrincipal(session);
+        return principal && { ...principal, via: "session" };
+      }
+      if (bearer.startsWith(SESSION_SECRET_PREFIX)) return null;
       const run = loopback.lookup(bearer);
       if (run) {
         const allowed = (route === "plugin" || route === "api-read") && isLoopbackAddress(remoteAddress);
         return allowed ? run.principal : null;
       }
-      const token = await store.findTokenByHash(hashSecret(bearer));
-      if (!token || token.revokedAt !== null) return null;
-      const now = new Date().toISOString();
-      if (token.expiresAt !== null && token.expiresAt <= now) return null;
-      const principal = await principalForToken(token);
-      if (principal) void store.touchToken(token.id, now).catch(() => {});
-      return principal;
+      return storedTokenPrincipal(bearer);
     },
   };
 }

@@ -9,6 +9,7 @@ import { bearerFrom, type Authenticator } from "../auth/authenticate.ts";
 import { KnotError } from "../errors.ts";
 import { effectiveIsAdmin } from "../identity/principal.ts";
 import type { Logger } from "../log.ts";
+import { assertCsrfProof, needsCsrfProof, sessionFromCookies } from "../web/session-cookie.ts";
 import { parseJsonObject, readBody } from "./body.ts";
 import { sendError } from "./respond.ts";
 import type { PublicContext, Route, Router } from "./router.ts";
@@ -38,7 +39,7 @@ export function createHttpServer(options: HttpServerOptions): http.Server {
 }
 
 async function handle(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-  const url = new URL(req.url ?? "/", "http://localhost");
+  const url = requestUrl(req.url);
   if (options.fallback && (await options.fallback(req, res, requestId))) return;
   const method = req.method ?? "GET";
   const matched = options.router.match(method === "HEAD" ? "GET" : method, url.pathname);
@@ -54,13 +55,29 @@ async function handle(options: HttpServerOptions, req: IncomingMessage, res: Ser
   const route: Route = matched.route;
   if (route.access === "public") return route.handle(base);
 
-  const principal = await options.auth.authenticate({ bearer: bearerFrom(req.headers.authorization), remoteAddress: req.socket.remoteAddress, route: route.access });
+  const bearer = bearerFrom(req.headers.authorization);
+  const session = bearer ? null : sessionFromCookies(req.headers.cookie);
+  const principal = await options.auth.authenticate({ bearer, session, remoteAddress: req.socket.remoteAddress, route: route.access });
   if (!principal) {
     res.setHeader("www-authenticate", 'Bearer realm="knot-tools"');
-    throw new KnotError("UNAUTHENTICATED", "a valid bearer token is required");
+    throw new KnotError("UNAUTHENTICATED", session ? "your session has ended: sign in again" : "a valid bearer token is required");
   }
+  if (principal.via === "session" && needsCsrfProof(method, route.access)) assertCsrfProof(req.headers);
   if (route.admin && !effectiveIsAdmin(principal)) throw new KnotError("PERMISSION_DENIED", "permission denied: admins only");
   return route.handle({ ...base, principal });
+}
+
+/**
+ * The request target as a URL. Prefixing the origin (rather than resolving against it) keeps a
+ * target like `//host/x` a path instead of a protocol-relative URL.
+ */
+function requestUrl(target: string | undefined): URL {
+  const raw = target?.startsWith("/") ? target : "/";
+  try {
+    return new URL(`http://localhost${raw}`);
+  } catch {
+    throw new KnotError("BAD_REQUEST", "the request target is not a valid path");
+  }
 }
 
 function fail(logger: Logger, res: ServerResponse, error: unknown, requestId: string): void {

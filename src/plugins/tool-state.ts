@@ -5,10 +5,14 @@ export interface ToolState {
   readonly args: Readonly<Record<string, unknown>>;
   result: ToolResult | null;
   readonly emit: ((event: RunEvent) => void) | null;
+  /** Asks the MCP client (sampling, elicitation) during an MCP call on a live session; null otherwise. */
+  readonly ask: ToolAsk | null;
 }
 
-export function createToolState(args: Record<string, unknown>, emit: ToolState["emit"] = null): ToolState {
-  return { args: Object.freeze({ ...args }), result: null, emit };
+export type ToolAsk = (method: "sampling/createMessage" | "elicitation/create", params: Record<string, unknown>) => Promise<unknown>;
+
+export function createToolState(args: Record<string, unknown>, emit: ToolState["emit"] = null, ask: ToolAsk | null = null): ToolState {
+  return { args: Object.freeze({ ...args }), result: null, emit, ask };
 }
 
 /**

@@ -35,7 +35,7 @@ export function cliDaemon(args: string[], ready: RegExp, options: { cwd?: string
     child, started,
     output: () => ({ stdout, stderr }),
     stop: () => new Promise<number | null>((resolve) => {
-      if (child.exitCode !== null) return resolve(child.exitCode);
+      if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
       child.once("exit", (code) => resolve(code));
       child.kill("SIGTERM");
     }),

@@ -14,6 +14,12 @@
 // [[tool.knot.handlers]]
 // handler = "lib_exports"
 //
+// [[tool.knot.pages]]                # shown in the web UI's navigation to users who pass the gate
+// path = "/status"
+// handler = "status_page"
+// label = "Demo status"
+// permission = "view_dashboard"
+//
 // [[tool.knot.mcp_tools]]
 // name = "echo_word"
 // description = "Echo a word back, with who asked."
@@ -47,4 +53,22 @@ export function lib_exports() {
     gated = { ok: false, error: error.message };
   }
   return { add: add(2, 3), scale: scale(4, 2.5), counter: counter.value, gatedReport: gated };
+}
+
+/**
+ * A plugin page: returns a document of blocks (markdown, kv, table, stat). The web UI renders
+ * markdown server-side and sanitised, and everything else as plain text.
+ */
+export function status_page(request) {
+  const me = user();
+  const note = String(request.params.note ?? "Everything is **fine**.");
+  return {
+    title: "Demo status",
+    blocks: [
+      { type: "markdown", text: `## Hello, ${me.name}\n\n${note}\n\nThis page is served by the \`status_page\` handler of the \`demo\` plugin.` },
+      { type: "stat", label: "Sum from plugin:demo/calc", value: add(2, 3), hint: "add(2, 3)" },
+      { type: "kv", items: [{ key: "Signed in as", value: me.name }, { key: "Admin", value: me.isAdmin ? "yes" : "no" }, { key: "Groups", value: me.groups.join(", ") || "none" }] },
+      { type: "table", columns: ["Handler", "Gate"], rows: [["echo_word", "plugin.demo.view_dashboard"], ["lib_exports", "none"]] },
+    ],
+  };
 }

@@ -1,6 +1,6 @@
 import { createApp } from "../../app.ts";
 import { hashSecret, mintSecret } from "../../auth/secrets.ts";
-import { redactUrl } from "../../store/postgres/url.ts";
+import { isPostgresUrl, redactUrl } from "../../store/postgres/url.ts";
 import type { Store } from "../../store/store.ts";
 import { COMMON_OPTIONS, parse, resolveConfig } from "../context.ts";
 import { API_TOKEN_PREFIX } from "./tokens.ts";
@@ -21,7 +21,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const token = await bootstrapAdmin(app.store);
   const { url } = await app.listen();
   const loaded = [...app.pool.registry.loaded.keys()];
-  process.stdout.write(`knot-tools listening on ${url}\n  plugins: ${config.pluginsDir} (${loaded.join(", ") || "none"}${app.pool.registry.failed.length ? `; ${app.pool.registry.failed.length} failed` : ""})\n  database: ${redactUrl(config.database)}\n`);
+  process.stdout.write(`knot-tools listening on ${url}\n  plugins: ${config.pluginsDir} (${loaded.join(", ") || "none"}${app.pool.registry.failed.length ? `; ${app.pool.registry.failed.length} failed` : ""})\n  database: ${isPostgresUrl(config.database) ? redactUrl(config.database) : config.database}\n`);
   if (token) process.stdout.write(`created user "admin"; its API token (shown once):\n${token}\n`);
   const stop = () => {
     process.stdout.write("shutting down\n");

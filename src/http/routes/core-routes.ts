@@ -15,7 +15,7 @@ export function coreRoutes(services: Services): Route[] {
       handle: (ctx) => sendJson(ctx.res, 200, { ...toUserData(ctx.principal), tokenId: ctx.principal.tokenId, scopes: ctx.principal.scopes }),
     },
     {
-      method: "GET", path: "/api/plugins", access: "management", admin: true,
+      method: "GET", path: "/api/plugins", access: "api", admin: true,
       handle: (ctx) => sendJson(ctx.res, 200, describePlugins(services.pool.registry)),
     },
   ];

@@ -67,3 +67,22 @@ export function log(level: LogLine["level"], message: string): void {
   const lvl = known.includes(level) ? level : "info";
   state().emit?.({ type: "log", level: lvl, message: String(message) });
 }
+
+function asker(what: string) {
+  const ask = state().ask;
+  if (!ask) throw new KnotError("BAD_REQUEST", `${what} is only available during an MCP tool call from a client that supports it`);
+  return ask;
+}
+
+/**
+ * Asks the MCP client's model for a completion (MCP sampling), e.g.
+ * `await sample({ messages: [{ role: "user", content: { type: "text", text: "Hi" } }], maxTokens: 100 })`.
+ */
+export async function sample(params: Record<string, unknown>): Promise<unknown> {
+  return asker("sample()")("sampling/createMessage", JSON.parse(JSON.stringify(params ?? {})));
+}
+
+/** Asks the person behind the MCP client for input (MCP elicitation): answers `{ action, content? }`. */
+export async function elicit(message: string, requestedSchema: Record<string, unknown>): Promise<unknown> {
+  return asker("elicit()")("elicitation/create", { message: String(message), requestedSchema: JSON.parse(JSON.stringify(requestedSchema ?? {})) });
+}

@@ -1,0 +1,120 @@
+/**
+ * `node --no-node-snapshot bench/mcp.ts [--calls N] [--data-dir DIR]`: tools/call latency (p50, p99) and calls per
+ * second at concurrency 1 and 16 for (a) a plugin echo tool, (b) a sandboxed user echo tool and
+ * (c) a bare SDK server with the same echo tool — the baseline, measured in the same run. Each
+ * concurrent caller is its own MCP client and session, as separate assistants would be.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createApp } from "../src/app.ts";
+import { hashSecret, mintSecret } from "../src/auth/secrets.ts";
+import { DEFAULT_CONFIG } from "../src/config.ts";
+import { silentLogger } from "../src/log.ts";
+import { parseUserToolInput } from "../src/tools/user-tool-input.ts";
+import { startBareServer } from "./bare-mcp-server.ts";
+
+const ECHO_SOURCE = `import { getString, returnString } from "knot:tool";\nexport default function () { returnString(getString("text")); }`;
+const PLUGIN = `// /// script
+// [tool.knot]
+// version = "1.0.0"
+//
+// [[tool.knot.mcp_tools]]
+// name = "echo"
+// description = "Echo the text."
+// handler = "echo"
+//
+// [[tool.knot.mcp_tools.parameters]]
+// name = "text"
+// type = "string"
+// required = true
+// ///
+import { getString, returnString } from "knot:tool";
+export function echo() { returnString(getString("text")); }
+`;
+
+export interface BenchRow {
+  readonly target: string;
+  readonly concurrency: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly callsPerSecond: number;
+}
+
+async function clients(url: string, count: number, token: string | null): Promise<Client[]> {
+  return Promise.all(Array.from({ length: count }, async () => {
+    const client = new Client({ name: "bench", version: "1" });
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+    return client;
+  }));
+}
+
+async function measure(target: string, url: string, token: string | null, tool: string, concurrency: number, calls: number): Promise<BenchRow> {
+  const pool = await clients(url, concurrency, token);
+  const call = (client: Client, i: number) => client.callTool({ name: tool, arguments: { text: `hello ${i}` } });
+  await Promise.all(pool.map(async (client) => { for (let i = 0; i < 20; i++) await call(client, i); }));
+  const latencies: number[] = [];
+  const perClient = Math.ceil(calls / concurrency);
+  const started = performance.now();
+  await Promise.all(pool.map(async (client) => {
+    for (let i = 0; i < perClient; i++) {
+      const t0 = performance.now();
+      const result = await call(client, i);
+      latencies.push(performance.now() - t0);
+      if (result.isError) throw new Error(`${target}: ${JSON.stringify(result.content)}`);
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  await Promise.all(pool.map((c) => c.close()));
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
+  return { target, concurrency, p50Ms: at(0.5), p99Ms: at(0.99), callsPerSecond: latencies.length / seconds };
+}
+
+export async function runMcpBench(calls = 1000, dataDir = os.tmpdir()): Promise<BenchRow[]> {
+  const dir = fs.mkdtempSync(path.join(dataDir, "knot-bench-mcp-"));
+  fs.mkdirSync(path.join(dir, "plugins", "bench"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "plugins", "bench", "main.js"), PLUGIN);
+  // Quotas off (as high as they go): this measures the call path, not the back-pressure.
+  const quotas = { userConcurrentRuns: 64, userRunsPerMinute: 1e9, tokenConcurrentRuns: 64, tokenRunsPerMinute: 1e9, maxConcurrentRuns: 64, maxQueuedRuns: 4096 };
+  const config = { ...DEFAULT_CONFIG, host: "127.0.0.1", port: 0, database: path.join(dir, "bench.db"), pluginsDir: path.join(dir, "plugins"), quotas };
+  const app = await createApp(config, { logger: silentLogger });
+  const { url } = await app.listen();
+  const user = await app.store.createUser({ name: "bench", isAdmin: false });
+  await app.store.grant({ subject: { kind: "user", userId: user.id }, permission: "knot.mcp" });
+  const token = mintSecret("kt_");
+  await app.store.createToken({ userId: user.id, name: "bench", secretHash: hashSecret(token), scopes: null, expiresAt: null });
+  await app.store.createUserTool(user.id, parseUserToolInput({ name: "user_echo", code: ECHO_SOURCE, parameters: [{ name: "text", type: "string", required: true }] }));
+  const bare = await startBareServer();
+  const rows: BenchRow[] = [];
+  try {
+    for (const concurrency of [1, 16]) {
+      rows.push(await measure("bare SDK server", bare.url, null, "echo", concurrency, calls));
+      rows.push(await measure("plugin tool", `${url}/mcp`, token, "echo", concurrency, calls));
+      rows.push(await measure("user tool", `${url}/mcp`, token, "user_echo", concurrency, Math.min(calls, 400)));
+    }
+  } finally {
+    await bare.close();
+    await app.close();
+  }
+  return rows;
+}
+
+export function formatRows(rows: readonly BenchRow[]): string {
+  const lines = ["target            conc   p50 ms   p99 ms   calls/s   vs bare (p50 / calls/s)"];
+  for (const row of rows) {
+    const base = rows.find((r) => r.target === "bare SDK server" && r.concurrency === row.concurrency)!;
+    lines.push(`${row.target.padEnd(17)} ${String(row.concurrency).padStart(4)} ${row.p50Ms.toFixed(2).padStart(8)} ${row.p99Ms.toFixed(2).padStart(8)} ${row.callsPerSecond.toFixed(0).padStart(9)}   ${(row.p50Ms / base.p50Ms).toFixed(2)}x / ${(base.callsPerSecond / row.callsPerSecond).toFixed(2)}x`);
+  }
+  return lines.join("\n");
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({ options: { calls: { type: "string" }, "data-dir": { type: "string" } } });
+  const rows = await runMcpBench(values.calls ? Number(values.calls) : 1000, values["data-dir"]);
+  process.stdout.write(`${formatRows(rows)}\n`);
+}

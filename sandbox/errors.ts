@@ -1,0 +1,49 @@
+/**
+ * Why: a run that fails must tell the caller *what* tripped, in a form that is safe to show a user
+ * or an MCP client. This table is the one place a sandbox error code is declared. Anything that
+ * leaves the sandbox is a `SafeError` ({code, message}): no stack, no host path, no token.
+ */
+import type { SafeError } from "./protocol.ts";
+
+export const SANDBOX_ERROR_CODES = Object.freeze({
+  TOOL_TIMEOUT: "the run did not finish by its wall-clock deadline (limits.wallMs)",
+  CPU_LIMIT: "the run used more CPU time than its budget (limits.cpuMs)",
+  MEMORY_LIMIT: "the run (or its worker process) went over its memory limit (limits.heapMb)",
+  RESULT_TOO_LARGE: "the tool's result is larger than limits.resultBytes",
+  LOOPBACK_LIMIT: "the tool made more knot:plugin calls than limits.loopbackCalls",
+  MODULE_NOT_ALLOWED: "the tool imported a module that is unknown or not permitted to it",
+  SYNTAX_ERROR: "the tool's (or an imported module's) source does not parse",
+  TOOL_ERROR: "the tool reported an error (returnError) or threw one",
+  PERMISSION_DENIED: "a knot:plugin call was refused by the handler's gate (HTTP 403)",
+  NOT_ADDRESSABLE: "a knot:plugin call named no declared handler (HTTP 404)",
+  LOOPBACK_FAILED: "a knot:plugin call failed for another reason (network, status, response)",
+  WORKER_CRASHED: "the sandbox worker process died or was killed while holding the run",
+  CANCELLED: "the host aborted the run",
+  INTERNAL: "an unexpected failure inside the sandbox; details are in the host log",
+} as const);
+
+export type SandboxErrorCode = keyof typeof SANDBOX_ERROR_CODES;
+
+/** Codes the guest runtime may report for itself; anything else it claims becomes INTERNAL. */
+export const GUEST_REPORTABLE_CODES: ReadonlySet<string> = new Set<SandboxErrorCode>([
+  "TOOL_ERROR",
+  "RESULT_TOO_LARGE",
+  "MEMORY_LIMIT",
+  "MODULE_NOT_ALLOWED",
+  "PERMISSION_DENIED",
+  "NOT_ADDRESSABLE",
+  "LOOPBACK_FAILED",
+  "LOOPBACK_LIMIT",
+]);
+
+const MAX_MESSAGE_CHARS = 2_000;
+
+/** The only way a sandbox error is built: a known code and a bounded, single-purpose message. */
+export function safeError(code: SandboxErrorCode, message: string): SafeError {
+  const text = message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}…` : message;
+  return Object.freeze({ code, message: text });
+}
+
+export function isSandboxErrorCode(code: unknown): code is SandboxErrorCode {
+  return typeof code === "string" && Object.hasOwn(SANDBOX_ERROR_CODES, code);
+}

@@ -1,0 +1,36 @@
+/**
+ * The names both sides of the isolate wall agree on: the globals the worker installs for the
+ * prelude, the kinds of report the guest sends, and the guest-side size caps. Pure data; imported
+ * by guest modules and by the worker.
+ */
+export const GLOBAL_NAMES = Object.freeze({
+  emit: "__knot_emit",
+  call: "__knot_call",
+  /** Target of the worker's rewrite of `import(x)`; always rejects with MODULE_NOT_ALLOWED. */
+  dynamicImport: "__knot_dynamic_import",
+} as const);
+
+export const EMIT_KINDS = Object.freeze({
+  /** console.* line: {level, message} */
+  console: "console",
+  /** knot:tool log(): {level, message} */
+  log: "log",
+  /** knot:tool progress(): {done, total?, message?} */
+  progress: "progress",
+  /** a return* was called: a ToolResult */
+  returned: "return",
+  /** the handler finished: {ok:true, result} | {ok:false, error:{code, message}} */
+  finish: "finish",
+  /** the runtime made a coded error the guest may catch: {code, message} */
+  coded: "coded",
+} as const);
+
+export const GUEST_CAPS = Object.freeze({
+  /** knot:plugin.call request (params JSON included). */
+  callRequestChars: 1_048_576,
+  progressMessageChars: 1_000,
+  /** progress() reports per run; later ones are dropped. */
+  progressEvents: 10_000,
+  errorMessageChars: 2_000,
+  nameChars: 128,
+} as const);

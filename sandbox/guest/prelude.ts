@@ -1,0 +1,32 @@
+/**
+ * Why: the prelude is evaluated in every fresh context before any user or plugin code exists.
+ * Importing the modules below captures the intrinsics and the worker's bindings (and deletes the
+ * bindings from the global); then the global is cut down: no WebAssembly (its memory escapes the
+ * heap limit), no SharedArrayBuffer / Atomics (shared memory and timing), the console replaced by
+ * the log, and `import(x)` rewritten by the worker to a function that always refuses.
+ */
+import "./intrinsics.ts";
+import "./runtime.ts";
+import "./tool.ts";
+import "./identity.ts";
+import "./plugin.ts";
+import { GLOBAL_NAMES } from "./bindings.ts";
+import { installConsole } from "./console.ts";
+import { I } from "./intrinsics.ts";
+import { refuseDynamicImport } from "./run-tool.ts";
+
+const globals = globalThis as unknown as Record<string, unknown>;
+for (const name of ["WebAssembly", "SharedArrayBuffer", "Atomics"]) {
+  delete globals[name];
+  if (name in globals) throw new I.Error(`knot sandbox: could not remove ${name}`);
+}
+installConsole();
+I.ObjectDefineProperty(globalThis, GLOBAL_NAMES.dynamicImport, {
+  value: refuseDynamicImport,
+  writable: false,
+  enumerable: false,
+  configurable: false,
+});
+
+/** For the worker only (it reads the prelude's namespace); no user module can import the prelude. */
+export { begin, deliver } from "./runtime.ts";

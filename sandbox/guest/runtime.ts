@@ -1,0 +1,180 @@
+/**
+ * Why: this is the guest's only line to the worker. It runs in the prelude, before any user code:
+ * it takes the worker's bindings off the global (so user code never sees them), receives the run's
+ * data (begin), and exposes small functions that hand the worker strings only. It holds no secret: the
+ * bindings are no more powerful than the public knot:* API, because the worker re-checks every
+ * string it receives (type, size, JSON, names, counts).
+ */
+import { GLOBAL_NAMES, EMIT_KINDS, GUEST_CAPS } from "./bindings.ts";
+import { I, clip, defineData } from "./intrinsics.ts";
+
+type Emit = (kind: string, payload: string) => string;
+type Call = (request: string) => string;
+
+const globals = globalThis as unknown as Record<string, unknown>;
+const hostEmit = globals[GLOBAL_NAMES.emit] as Emit;
+const hostCall = globals[GLOBAL_NAMES.call] as Call;
+delete globals[GLOBAL_NAMES.emit];
+delete globals[GLOBAL_NAMES.call];
+if (typeof hostEmit !== "function" || typeof hostCall !== "function") {
+  throw new I.Error("knot sandbox: the worker bindings are missing");
+}
+
+export interface GuestUserData {
+  readonly id: string;
+  readonly name: string;
+  readonly isAdmin: boolean;
+  readonly groups: readonly string[];
+  readonly permissions: readonly string[];
+  readonly pluginPermissions: readonly string[];
+}
+
+interface JobData {
+  readonly params: Record<string, unknown>;
+  readonly user: GuestUserData;
+  readonly limits: { readonly resultBytes: number; readonly logBytes: number };
+}
+
+// The context may be prepared before its run exists; the worker hands the run's data to begin()
+// once, before any user code is linked.
+let job: JobData | undefined;
+let paramsText = "{}";
+let userText = "{}";
+
+/** Called by the worker only (through the prelude's namespace), once per context. */
+export function begin(jobText: unknown): string {
+  if (job !== undefined || typeof jobText !== "string") return "refused";
+  job = I.JSONParse(jobText) as JobData;
+  paramsText = I.JSONStringify(job.params);
+  userText = I.JSONStringify(job.user);
+  logCharsLeft = job.limits.logBytes;
+  return "";
+}
+
+function current(): JobData {
+  if (job === undefined) throw new I.Error("knot sandbox: the run has not begun");
+  return job;
+}
+
+export const limits = (): JobData["limits"] => current().limits;
+
+/** The caller's argument `name` (own properties only), or undefined. */
+export function param(name: string): unknown {
+  const { params } = current();
+  return I.ObjectHasOwn(params, name) ? params[name] : undefined;
+}
+
+/** A fresh copy of the arguments / the caller each time, so one consumer cannot spoil another. */
+export const freshParams = (): Record<string, unknown> => I.JSONParse(paramsText) as Record<string, unknown>;
+export const freshUser = (): GuestUserData => I.JSONParse(userText) as GuestUserData;
+
+/** JSON text of a string primitive (no toJSON lookup happens for primitives). */
+export const q = (text: string): string => I.JSONStringify(text);
+
+export function emit(kind: string, payload: string): string {
+  return hostEmit(kind, payload);
+}
+
+// ---- coded errors: catchable Errors with a `.code`, remembered so the runner can report the code
+const codes = new I.WeakMap<object, string>();
+
+export function codedError(code: string, message: string): Error {
+  const text = clip(message, GUEST_CAPS.errorMessageChars);
+  const error = new I.Error(text);
+  defineData(error, "code", code);
+  I.WeakMapSet(codes, error, code);
+  emit(EMIT_KINDS.coded, `{"code":${q(code)},"message":${q(text)}}`);
+  return error;
+}
+
+export function codeOf(value: unknown): string | undefined {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null) return undefined;
+  return I.WeakMapGet(codes, value) as string | undefined;
+}
+
+// ---- the log budget, shared by console.* and knot:tool log(); the worker counts bytes exactly
+let logCharsLeft = -1;
+
+export function sendLog(kind: "console" | "log", level: string, message: string): void {
+  if (logCharsLeft < 0) return;
+  const text = message.length > logCharsLeft + 1 ? I.StringSlice(message, 0, logCharsLeft + 1) : message;
+  logCharsLeft -= text.length; // may go to -1: the worker then sees the overflow and marks the cut
+  emit(kind === "console" ? EMIT_KINDS.console : EMIT_KINDS.log, `{"level":${q(level)},"message":${q(text)}}`);
+}
+
+// ---- return* and the end of the run
+/** Thrown by every return*: ends the handler; the worker keeps the last result reported. */
+export const RETURN_SIGNAL: object = I.ObjectFreeze(
+  I.ObjectCreate(null, { message: { value: "knot:tool return (ends the run)", enumerable: true } }),
+);
+let returned = false;
+export const hasReturned = (): boolean => returned;
+
+/** Ends the run with RESULT_TOO_LARGE when `chars` already exceeds the limit (chars ≤ UTF-8 bytes). */
+export function checkResultSize(chars: number): void {
+  const { resultBytes } = limits();
+  if (chars > resultBytes) fail("RESULT_TOO_LARGE", `the result is larger than ${resultBytes} bytes`);
+}
+
+/** Reports a result (JSON text of a ToolResult) and ends the run; a later return* replaces it. */
+export function returnResult(resultJson: string, contentChars: number): never {
+  checkResultSize(contentChars);
+  return returnVerdict(`{"ok":true,"result":${resultJson}}`);
+}
+
+/** returnError(): like a result, the last return* wins. */
+export function returnFailure(code: string, message: string): never {
+  return returnVerdict(`{"ok":false,"error":{"code":${q(code)},"message":${q(clip(message, GUEST_CAPS.errorMessageChars))}}}`);
+}
+
+function returnVerdict(verdictJson: string): never {
+  returned = true;
+  emit(EMIT_KINDS.returned, verdictJson);
+  throw RETURN_SIGNAL;
+}
+
+/** Ends the run at once with an error the worker reports as is (a limit, an unserialisable value). */
+export function fail(code: string, message: string): never {
+  finish(`{"ok":false,"error":{"code":${q(code)},"message":${q(clip(message, GUEST_CAPS.errorMessageChars))}}}`);
+  returned = true;
+  throw RETURN_SIGNAL;
+}
+
+export function finish(payload: string): void {
+  emit(EMIT_KINDS.finish, payload);
+}
+
+// ---- knot:plugin calls: the worker answers later through deliver()
+interface Waiter {
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (reason: unknown) => void;
+}
+const waiting = new I.Map<string, Waiter>();
+
+export function startCall(request: string): Promise<unknown> {
+  const reply = I.JSONParse(hostCall(request)) as Record<string, unknown>;
+  if (I.ObjectHasOwn(reply, "error")) {
+    const error = reply.error as Record<string, string>;
+    return I.PromiseReject(codedError(error.code ?? "LOOPBACK_FAILED", error.message ?? "plugin call failed"));
+  }
+  const id = reply.id as string;
+  return new I.Promise((resolve, reject) => {
+    I.MapSet(waiting, id, { resolve, reject });
+  });
+}
+
+/** Called by the worker (never by guest code: it is not reachable from any public module). */
+export function deliver(id: unknown, payload: unknown): string {
+  if (typeof id !== "string" || typeof payload !== "string") return "bad arguments";
+  const waiter = I.MapGet(waiting, id) as Waiter | undefined;
+  if (waiter === undefined) return "unknown call";
+  I.MapDelete(waiting, id);
+  const reply = I.JSONParse(payload) as Record<string, unknown>;
+  if (reply.ok === true) {
+    const body = reply.body as string;
+    waiter.resolve(reply.json === true ? I.JSONParse(body) : body);
+  } else {
+    waiter.reject(codedError(reply.code as string, reply.message as string));
+  }
+  return "";
+}

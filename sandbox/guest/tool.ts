@@ -1,0 +1,91 @@
+/**
+ * `knot:tool` — arguments and results of a user tool.
+ *   import { getInt, returnObject } from "knot:tool";
+ * A return* reports the result and ends the run (it throws a private signal the runner knows;
+ * if user code catches it and returns again, the last result wins). Results are serialised here,
+ * in the guest, with the intrinsic JSON.stringify; only the text crosses to the worker.
+ */
+import { copyContent } from "./content.ts";
+import { I, safeString } from "./intrinsics.ts";
+import { readArg, readListArg, toBoolValue, toFloatValue, toIntValue, toListValue, toStringValue } from "./args.ts";
+import { EMIT_KINDS, GUEST_CAPS } from "./bindings.ts";
+import { checkResultSize, emit, fail, q, returnFailure, returnResult, sendLog } from "./runtime.ts";
+import { encodeToon } from "./toon.ts";
+
+export const getString = (name: string, fallback?: string): string => readArg(name, fallback, "", toStringValue);
+export const getInt = (name: string, fallback?: number): number => readArg(name, fallback, 0, toIntValue);
+export const getFloat = (name: string, fallback?: number): number => readArg(name, fallback, 0, toFloatValue);
+export const getBool = (name: string, fallback?: boolean): boolean => readArg(name, fallback, false, toBoolValue);
+export const getList = (name: string, fallback?: unknown[]): unknown[] => readArg<unknown[]>(name, fallback, [], toListValue);
+export const getStringList = (name: string, fallback?: unknown[]): string[] => readListArg(name, fallback, toStringValue);
+export const getIntList = (name: string, fallback?: unknown[]): number[] => readListArg(name, fallback, toIntValue);
+export const getFloatList = (name: string, fallback?: unknown[]): number[] => readListArg(name, fallback, toFloatValue);
+export const getBoolList = (name: string, fallback?: unknown[]): boolean[] => readListArg(name, fallback, toBoolValue);
+
+function serialise(value: unknown, what: string): string {
+  let text: string | undefined;
+  try {
+    text = I.JSONStringify(value);
+  } catch {
+    text = undefined;
+  }
+  if (typeof text !== "string") fail("TOOL_ERROR", `${what}: the value is not JSON-serialisable`);
+  return text;
+}
+
+export function returnString(text: unknown): never {
+  if (typeof text === "object" && text !== null) throw new I.TypeError("returnString: expected a string");
+  const value = typeof text === "string" ? text : safeString(text, "");
+  checkResultSize(value.length);
+  return returnResult(`{"kind":"text","text":${q(value)}}`, value.length);
+}
+
+export function returnObject(value: unknown): never {
+  const json = serialise(value, "returnObject");
+  return returnResult(`{"kind":"json","value":${json}}`, json.length);
+}
+
+export function returnToon(value: unknown): never {
+  let text: string;
+  try {
+    text = encodeToon(value);
+  } catch {
+    return fail("TOOL_ERROR", "returnToon: the value is not JSON-serialisable");
+  }
+  return returnResult(`{"kind":"toon","text":${q(text)}}`, text.length);
+}
+
+export function returnContent(blocks: unknown): never {
+  const json = serialise(copyContent(blocks), "returnContent");
+  return returnResult(`{"kind":"content","content":${json}}`, json.length);
+}
+
+export function returnError(message: unknown): never {
+  const text = typeof message === "string" ? message : safeString(message, "the tool reported an error");
+  return returnFailure("TOOL_ERROR", text === "" ? "the tool reported an error" : text);
+}
+
+let progressSent = 0;
+
+export function progress(done: unknown, total?: unknown, message?: unknown): void {
+  if (typeof done !== "number" || !I.NumberIsFinite(done)) throw new I.TypeError("progress: done must be a finite number");
+  if (total !== undefined && (typeof total !== "number" || !I.NumberIsFinite(total))) {
+    throw new I.TypeError("progress: total must be a finite number");
+  }
+  if (message !== undefined && typeof message !== "string") throw new I.TypeError("progress: message must be a string");
+  if (progressSent >= GUEST_CAPS.progressEvents) return;
+  progressSent += 1;
+  let payload = `{"done":${I.JSONStringify(done)}`;
+  if (total !== undefined) payload += `,"total":${I.JSONStringify(total)}`;
+  if (message !== undefined) payload += `,"message":${q(I.StringSlice(message, 0, GUEST_CAPS.progressMessageChars))}`;
+  emit(EMIT_KINDS.progress, `${payload}}`);
+}
+
+const LEVELS = ["debug", "info", "warn", "error"];
+
+export function log(level: unknown, message: unknown): void {
+  if (typeof level !== "string" || !I.ArrayIncludes(LEVELS, level)) {
+    throw new I.TypeError('log: level must be "debug", "info", "warn" or "error"');
+  }
+  sendLog("log", level, typeof message === "string" ? message : safeString(message, ""));
+}

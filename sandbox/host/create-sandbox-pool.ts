@@ -1,0 +1,172 @@
+/**
+ * Why: the supervisor of the process wall. Runs wait in a FIFO queue until a worker has a free
+ * slot; each dispatched run has a hard deadline (wallMs + grace) after which its worker is killed.
+ * A worker that dies — killed for a deadline, a missed heartbeat, its memory budget, a `fatal`
+ * report, a cancel it did not honour, or a crash — fails only the runs it held (with the cause's
+ * code), is replaced, and everything else goes on. A run it never acknowledged (it died before
+ * reading it) cannot have done anything yet, so it goes back to the front of the queue instead.
+ *
+ * @example
+ *   const pool = createSandboxPool({ workers: 2 });
+ *   const outcome = await pool.run(job, { resolveModule: () => null });
+ *   await pool.close();
+ */
+import type { RunHooks, RunJob, RunOutcome } from "../protocol.ts";
+import { checkJob } from "./check-job.ts";
+import { resolvePoolOptions, type SandboxPoolOptions } from "./options.ts";
+import { createRunTicket, type RunTicket } from "./run-ticket.ts";
+import { createWorkerSlot, type WorkerSlot } from "./worker-slot.ts";
+
+export interface SandboxPoolStats {
+  /** Worker processes ready to serve (a starting replacement is not counted yet). */
+  readonly workers: number;
+  readonly busy: number;
+  readonly queued: number;
+  readonly restarts: number;
+}
+
+export interface SandboxPool {
+  run(job: RunJob, hooks: RunHooks): Promise<RunOutcome>;
+  stats(): SandboxPoolStats;
+  close(): Promise<void>;
+}
+
+const MAX_START_FAILURES = 5;
+const CLOSE_GRACE_MS = 2_000;
+
+export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool {
+  const settings = resolvePoolOptions(options);
+  const slots = new Set<WorkerSlot>();
+  const queue: RunTicket[] = [];
+  const runIds = new Set<string>();
+  let restarts = 0;
+  let startFailures = 0;
+  let closing = false;
+
+  function startWorker(): void {
+    slots.add(
+      createWorkerSlot(settings, {
+        onReady: () => {
+          startFailures = 0;
+          pump();
+        },
+        onRunDone: pump,
+        onExit: (slot, requeue, hadStarted) => {
+          slots.delete(slot);
+          if (closing) return requeue.forEach((ticket) => ticket.fail("CANCELLED", "the sandbox pool was closed"));
+          queue.unshift(...requeue);
+          replaceWorker(hadStarted);
+          pump();
+        },
+      }),
+    );
+  }
+
+  function replaceWorker(hadStarted: boolean): void {
+    restarts += 1;
+    if (!hadStarted) startFailures += 1;
+    if (startFailures >= MAX_START_FAILURES && ![...slots].some((slot) => slot.process.ready)) {
+      for (const ticket of queue.splice(0)) ticket.fail("WORKER_CRASHED", "the sandbox workers cannot start");
+    }
+    const delay = startFailures === 0 ? 0 : Math.min(5_000, 100 * 2 ** startFailures);
+    setTimeout(() => closing || startWorker(), delay).unref();
+  }
+
+  function pickSlot(): WorkerSlot | undefined {
+    let best: WorkerSlot | undefined;
+    for (const slot of slots) {
+      if (!slot.process.ready || slot.runs.size >= settings.runsPerWorker) continue;
+      if (best === undefined || slot.runs.size < best.runs.size) best = slot;
+    }
+    return best;
+  }
+
+  function pump(): void {
+    while (queue.length > 0) {
+      const slot = pickSlot();
+      if (slot === undefined) return;
+      const ticket = queue.shift() as RunTicket;
+      if (ticket.done) continue;
+      slot.runs.set(ticket.job.runId, ticket);
+      ticket.markDispatched();
+      const deadline = ticket.job.limits.wallMs + settings.deadlineGraceMs;
+      ticket.addTimer(
+        setTimeout(() => {
+          if (ticket.done) return;
+          ticket.fail("TOOL_TIMEOUT", `the tool did not finish within ${ticket.job.limits.wallMs} ms (its worker was stopped)`);
+          slot.process.kill("deadline", `run ${ticket.job.runId} could not be stopped by its deadline`);
+        }, deadline),
+      );
+      slot.process.send({ t: "run", job: ticket.job });
+    }
+  }
+
+  function cancel(ticket: RunTicket): void {
+    if (ticket.done) return;
+    const index = queue.indexOf(ticket);
+    if (index >= 0) {
+      queue.splice(index, 1);
+      return ticket.fail("CANCELLED", "the run was cancelled before it started");
+    }
+    for (const slot of slots) {
+      if (slot.runs.get(ticket.job.runId) !== ticket) continue;
+      slot.process.send({ t: "cancel", runId: ticket.job.runId });
+      ticket.addTimer(
+        setTimeout(() => {
+          if (ticket.done) return;
+          ticket.fail("CANCELLED", "the run was cancelled (its worker was stopped)");
+          slot.process.kill("cancel", `run ${ticket.job.runId} did not stop when cancelled`);
+        }, settings.cancelGraceMs),
+      );
+    }
+  }
+
+  function run(job: RunJob, hooks: RunHooks): Promise<RunOutcome> {
+    try {
+      checkJob(job);
+      if (typeof hooks?.resolveModule !== "function") throw new TypeError("SandboxPool.run: hooks.resolveModule must be a function");
+      if (runIds.has(job.runId)) throw new TypeError(`SandboxPool.run: a run with id ${JSON.stringify(job.runId)} is already going on`);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise<RunOutcome>((resolve) => {
+      const signal = hooks.signal;
+      const onAbort = (): void => cancel(ticket);
+      runIds.add(job.runId);
+      const ticket = createRunTicket(job, hooks, resolve, () => {
+        runIds.delete(job.runId);
+        signal?.removeEventListener("abort", onAbort);
+      });
+      if (closing) return ticket.fail("CANCELLED", "the sandbox pool is closed");
+      if (signal?.aborted) return ticket.fail("CANCELLED", "the run was cancelled before it started");
+      signal?.addEventListener("abort", onAbort, { once: true });
+      queue.push(ticket);
+      pump();
+    });
+  }
+
+  async function close(): Promise<void> {
+    if (closing) return Promise.all([...slots].map((slot) => slot.exited)).then(() => undefined);
+    closing = true;
+    for (const ticket of queue.splice(0)) ticket.fail("CANCELLED", "the sandbox pool was closed");
+    const exits = [...slots].map((slot) => {
+      slot.process.shutdown();
+      const timer = setTimeout(() => slot.process.kill("close", "the pool was closed"), CLOSE_GRACE_MS);
+      return slot.exited.finally(() => clearTimeout(timer));
+    });
+    await Promise.all(exits);
+  }
+
+  for (let index = 0; index < settings.workers; index += 1) startWorker();
+
+  return {
+    run,
+    stats: () => ({
+      workers: [...slots].filter((slot) => slot.process.ready).length,
+      busy: [...slots].reduce((sum, slot) => sum + slot.runs.size, 0),
+      queued: queue.length,
+      restarts,
+    }),
+    close,
+  };
+}

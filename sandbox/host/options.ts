@@ -1,0 +1,59 @@
+/**
+ * The pool's options: typed, defaulted, validated with precise messages (a wrong option is a
+ * programming error and throws at creation, not at the first run).
+ */
+export interface SandboxPoolOptions {
+  /** Worker processes kept running. Default 2. */
+  readonly workers?: number;
+  /** Runs one worker holds at the same time. Default 4. */
+  readonly runsPerWorker?: number;
+  /** Resident memory budget of one worker process, in MB; over it, the worker is replaced. Default 512. */
+  readonly workerMemoryMb?: number;
+  /** Heartbeat period; a worker missing about 3 beats is killed and replaced. Default 1000. */
+  readonly heartbeatMs?: number;
+  /** Extra Node flags for the worker processes (`--no-node-snapshot` is always added). */
+  readonly execArgv?: readonly string[];
+  /** Grace after a run's wallMs before the pool kills the worker that holds it. Default 1500. */
+  readonly deadlineGraceMs?: number;
+  /** How long a cancelled run may take to stop before its worker is killed. Default 1000. */
+  readonly cancelGraceMs?: number;
+}
+
+export interface PoolSettings {
+  readonly workers: number;
+  readonly runsPerWorker: number;
+  readonly workerMemoryMb: number;
+  readonly heartbeatMs: number;
+  readonly execArgv: readonly string[];
+  readonly deadlineGraceMs: number;
+  readonly cancelGraceMs: number;
+}
+
+const KNOWN = new Set(["workers", "runsPerWorker", "workerMemoryMb", "heartbeatMs", "execArgv", "deadlineGraceMs", "cancelGraceMs"]);
+
+function integer(options: SandboxPoolOptions, name: keyof SandboxPoolOptions, fallback: number, min: number, max: number): number {
+  const value = options[name] ?? fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw new TypeError(`createSandboxPool: ${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
+  }
+  return value;
+}
+
+export function resolvePoolOptions(options: SandboxPoolOptions = {}): PoolSettings {
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) throw new TypeError(`createSandboxPool: unknown option ${JSON.stringify(key)}`);
+  }
+  const execArgv = options.execArgv ?? [];
+  if (!Array.isArray(execArgv) || execArgv.some((flag) => typeof flag !== "string")) {
+    throw new TypeError("createSandboxPool: execArgv must be an array of strings");
+  }
+  return Object.freeze({
+    workers: integer(options, "workers", 2, 1, 64),
+    runsPerWorker: integer(options, "runsPerWorker", 4, 1, 64),
+    workerMemoryMb: integer(options, "workerMemoryMb", 512, 64, 65_536),
+    heartbeatMs: integer(options, "heartbeatMs", 1_000, 50, 60_000),
+    execArgv: Object.freeze(["--no-node-snapshot", "--disable-warning=ExperimentalWarning", ...execArgv]),
+    deadlineGraceMs: integer(options, "deadlineGraceMs", 1_500, 100, 60_000),
+    cancelGraceMs: integer(options, "cancelGraceMs", 1_000, 50, 60_000),
+  });
+}

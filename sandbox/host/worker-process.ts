@@ -1,0 +1,119 @@
+/**
+ * Why: the process wall. Isolates live only in these child processes; this file starts one (fork
+ * of sandbox/worker/main.ts with `--no-node-snapshot`, a bare environment, JSON IPC), watches its
+ * heartbeat and resident memory, and kills it with SIGKILL when it misses ~3 beats, goes over its
+ * memory budget, or when the pool asks. Whatever ends it, `onExit` is called once with the cause.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { channel } from "node:diagnostics_channel";
+import { fileURLToPath } from "node:url";
+import type { HostToWorker, WorkerToHost } from "../ipc.ts";
+import type { PoolSettings } from "./options.ts";
+
+const WORKER_MAIN = fileURLToPath(new URL("../worker/main.ts", import.meta.url));
+const START_TIMEOUT_MS = 20_000;
+const MISSED_BEATS = 3.5;
+const STDERR_TAIL_BYTES = 4_096;
+
+/** Published when a worker exits: `{ pid, cause, detail, stderrTail }` (for the host log). */
+export const workerExitChannel = channel("knot:sandbox:worker-exit");
+
+export type KillCause = "heartbeat" | "memory" | "fatal" | "deadline" | "cancel" | "start" | "close" | "crash";
+
+export interface WorkerProcess {
+  readonly pid: number | undefined;
+  readonly ready: boolean;
+  send(message: HostToWorker): void;
+  /** Asks the worker to exit on its own (the pool is closing); `onExit` then reports "close". */
+  shutdown(): void;
+  kill(cause: KillCause, detail: string): void;
+}
+
+export interface WorkerEvents {
+  onReady(): void;
+  onMessage(message: WorkerToHost): void;
+  onExit(cause: KillCause, detail: string): void;
+}
+
+export function spawnWorker(settings: PoolSettings, events: WorkerEvents): WorkerProcess {
+  const env: Record<string, string> = process.env.TZ !== undefined ? { TZ: process.env.TZ } : {};
+  const child: ChildProcess = fork(WORKER_MAIN, [String(settings.heartbeatMs)], {
+    execPath: process.execPath,
+    execArgv: [...settings.execArgv],
+    env,
+    stdio: ["ignore", "ignore", "pipe", "ipc"],
+    serialization: "json",
+  });
+  const spawnedAt = Date.now();
+  let ready = false;
+  let lastBeatAt = spawnedAt;
+  let killed: { cause: KillCause; detail: string } | undefined;
+  let exited = false;
+  let stderrTail = "";
+
+  child.stderr?.setEncoding("utf8");
+  child.stderr?.on("data", (text: string) => {
+    stderrTail = (stderrTail + text).slice(-STDERR_TAIL_BYTES);
+  });
+
+  function send(message: HostToWorker): void {
+    if (!exited && child.connected) child.send(message, (error) => error && kill("crash", "the IPC channel failed"));
+  }
+
+  function kill(cause: KillCause, detail: string): void {
+    if (exited) return;
+    killed ??= { cause, detail };
+    child.kill("SIGKILL");
+  }
+
+  const watch = setInterval(() => {
+    const now = Date.now();
+    if (!ready && now - spawnedAt > START_TIMEOUT_MS) kill("start", "the worker did not start in time");
+    if (ready && now - lastBeatAt > settings.heartbeatMs * MISSED_BEATS) kill("heartbeat", "the worker missed its heartbeats");
+  }, settings.heartbeatMs);
+
+  child.on("message", (raw: unknown) => {
+    const message = raw as WorkerToHost;
+    if (typeof message !== "object" || message === null || typeof message.t !== "string") return;
+    lastBeatAt = Date.now();
+    if (message.t === "beat") {
+      if (typeof message.rssMb === "number" && message.rssMb > settings.workerMemoryMb) {
+        kill("memory", `the worker used ${message.rssMb} MB, over its budget of ${settings.workerMemoryMb} MB`);
+      }
+      return;
+    }
+    if (message.t === "ready") {
+      ready = true;
+      events.onReady();
+      return;
+    }
+    events.onMessage(message);
+  });
+
+  child.on("error", () => kill("crash", "the worker process failed"));
+  child.on("exit", (code, signal) => {
+    if (exited) return;
+    exited = true;
+    clearInterval(watch);
+    const ending = killed ?? { cause: "crash" as const, detail: `the worker exited (${signal ?? `code ${code}`})` };
+    if (workerExitChannel.hasSubscribers) {
+      workerExitChannel.publish({ pid: child.pid, cause: ending.cause, detail: ending.detail, stderrTail });
+    }
+    events.onExit(ending.cause, ending.detail);
+  });
+
+  return {
+    get pid() {
+      return child.pid;
+    },
+    get ready() {
+      return ready && !exited;
+    },
+    send,
+    shutdown() {
+      killed ??= { cause: "close", detail: "the pool was closed" };
+      send({ t: "shutdown" });
+    },
+    kill,
+  };
+}

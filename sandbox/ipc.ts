@@ -1,0 +1,32 @@
+/**
+ * The messages between the pool (server process) and a sandbox worker (child process).
+ * JSON only (child_process IPC with "json" serialization); each side checks what it receives.
+ * This file imports types only.
+ */
+import type { RunEvent, RunJob, SafeError, ToolResult } from "./protocol.ts";
+
+/** What a worker decides about a run; the pool adds the log and the duration. */
+export type WorkerVerdict =
+  | { readonly ok: true; readonly result: ToolResult }
+  | { readonly ok: false; readonly error: SafeError };
+
+export type HostToWorker =
+  | { readonly t: "run"; readonly job: RunJob }
+  | { readonly t: "cancel"; readonly runId: string }
+  | { readonly t: "module"; readonly reqId: number; readonly source: string | null; readonly failed?: boolean }
+  | { readonly t: "shutdown" };
+
+export type WorkerToHost =
+  | { readonly t: "ready" }
+  | { readonly t: "beat"; readonly rssMb: number }
+  /** The worker received the run (a run never acknowledged by a dying worker is retried elsewhere). */
+  | { readonly t: "started"; readonly runId: string }
+  | { readonly t: "event"; readonly runId: string; readonly event: RunEvent }
+  | { readonly t: "resolve"; readonly runId: string; readonly reqId: number; readonly specifier: string }
+  | { readonly t: "done"; readonly runId: string; readonly verdict: WorkerVerdict }
+  | { readonly t: "fatal"; readonly reason: string };
+
+/** Arguments the pool passes to `sandbox/worker/main.ts` (process.argv after the script). */
+export interface WorkerArgs {
+  readonly heartbeatMs: number;
+}

@@ -1,0 +1,36 @@
+/**
+ * Why: isolated-vm 7.0.1 installs no host hook for dynamic `import()`, so V8 rejects every one with
+ * a bare "Not supported" — nothing is ever loaded, but the error says nothing useful. Before a
+ * module enters an isolate, each `import(...)` expression found by a real parse (acorn) is renamed
+ * to a prelude function that rejects with MODULE_NOT_ALLOWED, naming the specifier. Code built at
+ * run time (eval, new Function) is not rewritten and still gets V8's rejection: safe either way.
+ * The one place acorn enters the sandbox.
+ */
+import { parse } from "acorn";
+import { simple } from "acorn-walk";
+import { GLOBAL_NAMES } from "../guest/bindings.ts";
+
+/** Every dynamic import is `import` + optional spaces/comments + `(`; skip the parse otherwise. */
+const MAYBE_DYNAMIC_IMPORT = /\bimport\s*[(/]/;
+
+export function rewriteDynamicImports(source: string): string {
+  if (!MAYBE_DYNAMIC_IMPORT.test(source)) return source;
+  let starts: number[];
+  try {
+    const ast = parse(source, { ecmaVersion: "latest", sourceType: "module", allowHashBang: true });
+    starts = [];
+    simple(ast, {
+      ImportExpression(node) {
+        starts.push(node.start);
+      },
+    });
+  } catch {
+    return source; // V8 reports the syntax error with its own position
+  }
+  starts.sort((a, b) => b - a);
+  let result = source;
+  for (const start of starts) {
+    result = `${result.slice(0, start)}${GLOBAL_NAMES.dynamicImport}${result.slice(start + "import".length)}`;
+  }
+  return result;
+}

@@ -1,0 +1,137 @@
+/**
+ * Why: these two functions are everything guest code can invoke in the worker. They take strings
+ * and return strings (isolated-vm Callbacks copy arguments; anything but a string is ignored), never
+ * throw (a thrown host error would carry a host stack into the isolate), check sizes before
+ * parsing, and turn every report into a decision the run owns. They grant nothing the public
+ * knot:* API does not: if user code ever reached them, it could only do what it already can.
+ */
+import type { RunEvent, RunJob } from "../protocol.ts";
+import { GUEST_REPORTABLE_CODES, safeError } from "../errors.ts";
+import type { WorkerVerdict } from "../ipc.ts";
+import { EMIT_KINDS, GUEST_CAPS } from "../guest/bindings.ts";
+import { parseGuestVerdict, RETURNED } from "./guest-verdict.ts";
+import { parseLoopbackRequest, type LoopbackRequest } from "./loopback.ts";
+import type { RunLog } from "./run-log.ts";
+
+const MAX_CODED_MESSAGES = 1_000;
+
+export interface BindingTarget {
+  readonly job: RunJob;
+  readonly log: RunLog;
+  onEvent(event: RunEvent): void;
+  isSettled(): boolean;
+  /** A return* happened: the last one is the answer if the run ends normally. */
+  setReturned(verdict: WorkerVerdict): void;
+  /** The runner finished (RETURNED: use the last return*), or a limit tripped in the guest. */
+  finish(verdict: WorkerVerdict | typeof RETURNED): void;
+  /** The run must end now with this verdict (e.g. LOOPBACK_LIMIT); disposal happens after. */
+  stop(verdict: WorkerVerdict): void;
+  /** Starts the HTTP call; returns the id the guest waits on. */
+  startCall(request: LoopbackRequest): string;
+  /** Messages of coded errors the guest made, so a top-level throw of one keeps its code. */
+  readonly codedMessages: Map<string, string>;
+}
+
+export interface GuestBindings {
+  emit(kind: unknown, payload: unknown): string;
+  call(request: unknown): string;
+}
+
+function progressEvent(payload: string): RunEvent | undefined {
+  if (payload.length > GUEST_CAPS.progressMessageChars * 6 + 256) return undefined;
+  try {
+    const { done, total, message } = JSON.parse(payload) as Record<string, unknown>;
+    if (typeof done !== "number" || !Number.isFinite(done)) return undefined;
+    if (total !== undefined && (typeof total !== "number" || !Number.isFinite(total))) return undefined;
+    if (message !== undefined && typeof message !== "string") return undefined;
+    return {
+      type: "progress",
+      done,
+      ...(total !== undefined ? { total } : {}),
+      ...(message !== undefined ? { message: message.slice(0, GUEST_CAPS.progressMessageChars) } : {}),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+function codedError(payload: string): { code: string; message: string } | undefined {
+  if (payload.length > GUEST_CAPS.errorMessageChars * 6 + 256) return undefined;
+  try {
+    const { code, message } = JSON.parse(payload) as Record<string, unknown>;
+    return typeof code === "string" && GUEST_REPORTABLE_CODES.has(code) && typeof message === "string" ? { code, message } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function createGuestBindings(target: BindingTarget): GuestBindings {
+  const { job } = target;
+  let progressCount = 0;
+  let callCount = 0;
+
+  function emit(kind: unknown, payload: unknown): string {
+    if (typeof kind !== "string" || typeof payload !== "string" || target.isSettled()) return "";
+    try {
+      switch (kind) {
+        case EMIT_KINDS.console:
+        case EMIT_KINDS.log:
+          target.log.add(kind, payload);
+          break;
+        case EMIT_KINDS.progress: {
+          const event = progressCount < GUEST_CAPS.progressEvents ? progressEvent(payload) : undefined;
+          if (event !== undefined) {
+            progressCount += 1;
+            target.onEvent(event);
+          }
+          break;
+        }
+        case EMIT_KINDS.returned: {
+          const verdict = parseGuestVerdict(payload, job.limits);
+          if (verdict === RETURNED) break;
+          if (!verdict.ok && verdict.error.code === "RESULT_TOO_LARGE") target.stop(verdict);
+          else target.setReturned(verdict);
+          break;
+        }
+        case EMIT_KINDS.finish:
+          target.finish(parseGuestVerdict(payload, job.limits));
+          break;
+        case EMIT_KINDS.coded: {
+          const coded = codedError(payload);
+          if (coded !== undefined && target.codedMessages.size < MAX_CODED_MESSAGES) target.codedMessages.set(coded.message, coded.code);
+          break;
+        }
+        default:
+          break;
+      }
+    } catch {
+      target.stop({ ok: false, error: safeError("INTERNAL", "the sandbox worker could not handle a guest report") });
+    }
+    return "";
+  }
+
+  const refuse = (code: string, message: string): string => JSON.stringify({ error: { code, message } });
+
+  function call(request: unknown): string {
+    try {
+      if (target.isSettled()) return refuse("LOOPBACK_FAILED", "the run has ended");
+      if (typeof request !== "string" || request.length > GUEST_CAPS.callRequestChars + 1_024) {
+        return refuse("LOOPBACK_FAILED", "the call request is malformed or too large");
+      }
+      callCount += 1;
+      if (callCount > job.limits.loopbackCalls) {
+        const error = safeError("LOOPBACK_LIMIT", `the tool made more than ${job.limits.loopbackCalls} knot:plugin calls`);
+        target.stop({ ok: false, error });
+        return refuse(error.code, error.message);
+      }
+      const parsed = parseLoopbackRequest(request);
+      if (typeof parsed === "string") return refuse("LOOPBACK_FAILED", `knot:plugin.call: ${parsed}`);
+      if (job.loopback === null) return refuse("LOOPBACK_FAILED", "knot:plugin calls are not available in this run");
+      return JSON.stringify({ id: target.startCall(parsed) });
+    } catch {
+      return refuse("LOOPBACK_FAILED", "the call could not be started");
+    }
+  }
+
+  return { emit, call };
+}

@@ -1,0 +1,24 @@
+/**
+ * The one place isolated-vm enters the project. Only the sandbox worker process imports this file;
+ * the server process never loads isolated-vm (isolates live behind the process wall).
+ */
+import ivm from "isolated-vm";
+
+export type Isolate = ivm.Isolate;
+export type Context = ivm.Context;
+export type Module = ivm.Module;
+export type Reference<T = unknown> = ivm.Reference<T>;
+
+export interface IsolateOptions {
+  readonly memoryMb: number;
+  readonly onCatastrophicError: (message: string) => void;
+}
+
+export function createIsolate(options: IsolateOptions): Isolate {
+  return new ivm.Isolate({ memoryLimit: options.memoryMb, onCatastrophicError: options.onCatastrophicError });
+}
+
+/** Host functions are handed to a context only this way: a Callback copies its (string) arguments. */
+export function createCallback(fn: (...args: unknown[]) => string): ivm.Callback {
+  return new ivm.Callback(fn);
+}

@@ -1,0 +1,91 @@
+/**
+ * Why: the linker is the rule for what a user tool may import. Allowed: the three knot:* guest
+ * modules, `plugin:<name>`, `plugin:<name>/<stem>` and `lib:<name>` (their source comes from the
+ * host's resolveModule, which decides whether *this caller* may use them). Everything else —
+ * `fs`, `node:*`, relative paths, URLs, internal guest modules — is MODULE_NOT_ALLOWED, naming the
+ * specifier. Modules are cached for this run only (one linker per run, one run per isolate).
+ */
+import type { SafeError } from "../protocol.ts";
+import { safeError } from "../errors.ts";
+import { rewriteDynamicImports } from "./dynamic-import-rewrite.ts";
+import { PUBLIC_GUEST_MODULES, type GuestFile } from "./guest-sources.ts";
+import type { Isolate, Module } from "./ivm.ts";
+
+const IMPORTABLE = /^(?:plugin:[a-z0-9_-]{1,128}(?:\/[A-Za-z_][A-Za-z0-9_]{0,127})?|lib:[A-Za-z0-9][A-Za-z0-9_-]{0,127})$/;
+const MAX_MODULES_PER_RUN = 64;
+const MAX_MODULE_CHARS = 4 * 1024 * 1024;
+const ALLOWED_TEXT = "a user tool may import knot:tool, knot:identity, knot:plugin, plugin:<name>, plugin:<name>/<module> and lib:<name>";
+
+export interface LinkerOptions {
+  readonly isolate: Isolate;
+  readonly guestModule: (file: GuestFile) => Module;
+  readonly resolveSource: (specifier: string) => Promise<string | null>;
+}
+
+export interface Linker {
+  resolve(specifier: string): Promise<Module>;
+  /** Compiles a module's source (dynamic imports rewritten); a syntax error becomes SYNTAX_ERROR. */
+  compile(source: string, filename: string): Promise<Module>;
+  /** The first reason a link failed, for the run's outcome. */
+  readonly failure: SafeError | undefined;
+}
+
+function shown(specifier: string): string {
+  return JSON.stringify(specifier.length > 200 ? `${specifier.slice(0, 200)}…` : specifier);
+}
+
+export function createLinker(options: LinkerOptions): Linker {
+  const cache = new Map<string, Promise<Module>>();
+  let failure: SafeError | undefined;
+
+  function refuse(error: SafeError): never {
+    failure ??= error;
+    throw new Error(error.message);
+  }
+
+  async function compile(source: string, filename: string): Promise<Module> {
+    try {
+      return await options.isolate.compileModule(rewriteDynamicImports(source), { filename });
+    } catch (error) {
+      if (error instanceof SyntaxError) refuse(safeError("SYNTAX_ERROR", error.message));
+      throw error;
+    }
+  }
+
+  async function load(specifier: string): Promise<Module> {
+    const source = await options.resolveSource(specifier);
+    if (source === null) refuse(safeError("MODULE_NOT_ALLOWED", `import ${shown(specifier)} is not available to this tool`));
+    if (source.length > MAX_MODULE_CHARS) refuse(safeError("MODULE_NOT_ALLOWED", `import ${shown(specifier)} is too large`));
+    return compile(source, specifier);
+  }
+
+  function resolve(specifier: string): Promise<Module> {
+    const guestFile = Object.hasOwn(PUBLIC_GUEST_MODULES, specifier) ? PUBLIC_GUEST_MODULES[specifier] : undefined;
+    if (guestFile !== undefined) return Promise.resolve(options.guestModule(guestFile));
+    if (!IMPORTABLE.test(specifier)) {
+      return Promise.reject(refuseNow(safeError("MODULE_NOT_ALLOWED", `import ${shown(specifier)} is not allowed: ${ALLOWED_TEXT}`)));
+    }
+    let pending = cache.get(specifier);
+    if (pending === undefined) {
+      if (cache.size >= MAX_MODULES_PER_RUN) {
+        return Promise.reject(refuseNow(safeError("MODULE_NOT_ALLOWED", `a tool may load at most ${MAX_MODULES_PER_RUN} modules`)));
+      }
+      pending = load(specifier);
+      cache.set(specifier, pending);
+    }
+    return pending;
+  }
+
+  function refuseNow(error: SafeError): Error {
+    failure ??= error;
+    return new Error(error.message);
+  }
+
+  return {
+    resolve,
+    compile,
+    get failure() {
+      return failure;
+    },
+  };
+}

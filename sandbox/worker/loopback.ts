@@ -1,0 +1,119 @@
+/**
+ * Why: `knot:plugin.call` leaves the isolate as a JSON string; this file is where it becomes a real
+ * HTTP request to the server's own dispatch, carrying the run's loopback token. The token is read
+ * here and never written into anything that goes back to the guest: replies carry only a status
+ * mapping, the response body, or a fixed message. Names are checked again (the guest's check is
+ * for friendly errors; this one is the rule) and path segments are percent-encoded.
+ */
+import { PLUGIN_ROUTE_PREFIX, REQUEST_ID_HEADER, type LoopbackTarget } from "../protocol.ts";
+import { sendHttp } from "./http-client.ts";
+
+const PLUGIN_NAME = /^[a-z0-9_-]{1,128}$/;
+const BAD_HANDLER_CHARS = /[/?&#\u0000-\u001f\u007f]/;
+
+export interface LoopbackRequest {
+  readonly plugin: string;
+  readonly fn: string;
+  readonly method: "GET" | "POST";
+  readonly params: Record<string, unknown>;
+}
+
+/** Parses and checks the guest's request text; a string is the reason it was refused. */
+export function parseLoopbackRequest(text: string): LoopbackRequest | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return "the request is not JSON";
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "the request is not an object";
+  const { plugin, fn, method, params } = value as Record<string, unknown>;
+  if (typeof plugin !== "string" || !PLUGIN_NAME.test(plugin)) return "the plugin name must match [a-z0-9_-]+";
+  if (typeof fn !== "string" || fn === "" || fn === "." || fn === ".." || fn.length > 128 || BAD_HANDLER_CHARS.test(fn)) {
+    return "the handler name must be non-empty and contain none of / ? & #";
+  }
+  if (method !== "GET" && method !== "POST") return 'the method must be "GET" or "POST"';
+  if (typeof params !== "object" || params === null || Array.isArray(params)) return "params must be an object";
+  return { plugin, fn, method, params: params as Record<string, unknown> };
+}
+
+export interface LoopbackCallOptions {
+  readonly target: LoopbackTarget;
+  readonly requestId: string | undefined;
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
+}
+
+/** The reply the guest's deliver() understands: always JSON text, never throws. */
+export type DeliverPayload = string;
+
+const reply = {
+  ok: (json: boolean, body: string): DeliverPayload => JSON.stringify({ ok: true, json, body, code: "", message: "" }),
+  error: (code: string, message: string): DeliverPayload => JSON.stringify({ ok: false, json: false, body: "", code, message }),
+};
+
+export function refusedCall(code: string, message: string): DeliverPayload {
+  return reply.error(code, message);
+}
+
+export function loopbackUrl(baseUrl: string, call: LoopbackRequest): string {
+  const base = baseUrl.endsWith("/") ? baseUrl.slice(0, -1) : baseUrl;
+  const path = `${PLUGIN_ROUTE_PREFIX}${encodeURIComponent(call.plugin)}/${encodeURIComponent(call.fn)}`;
+  const query = call.method === "GET" ? `?params=${encodeURIComponent(JSON.stringify(call.params))}` : "";
+  return `${base}${path}${query}`;
+}
+
+export async function performLoopbackCall(call: LoopbackRequest, options: LoopbackCallOptions): Promise<DeliverPayload> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${options.target.token}`,
+    accept: "application/json",
+  };
+  if (options.requestId !== undefined) headers[REQUEST_ID_HEADER] = options.requestId;
+  if (call.method === "POST") headers["content-type"] = "application/json";
+  const label = `${call.plugin}/${call.fn}`;
+  try {
+    const response = await sendHttp({
+      url: loopbackUrl(options.target.baseUrl, call),
+      method: call.method,
+      headers,
+      ...(call.method === "POST" ? { body: JSON.stringify(call.params) } : {}),
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      maxBodyBytes: options.maxResponseBytes,
+    });
+    if (response.status === 403) return reply.error("PERMISSION_DENIED", "permission denied");
+    if (response.status === 404) return reply.error("NOT_ADDRESSABLE", "not addressable");
+    if (response.body === undefined) {
+      return reply.error("LOOPBACK_FAILED", `${label}: the response is larger than ${options.maxResponseBytes} bytes`);
+    }
+    if (response.status < 200 || response.status > 299) {
+      return reply.error("LOOPBACK_FAILED", `${label} failed with HTTP ${response.status}${serverMessage(response.body)}`);
+    }
+    if (response.status === 204 || response.body === "") return reply.ok(true, "null");
+    if (/\bjson\b/i.test(response.contentType)) {
+      try {
+        JSON.parse(response.body);
+      } catch {
+        return reply.error("LOOPBACK_FAILED", `${label}: the response is not valid JSON`);
+      }
+      return reply.ok(true, response.body);
+    }
+    return reply.ok(false, response.body);
+  } catch (error) {
+    if (options.signal.aborted) return reply.error("LOOPBACK_FAILED", `${label}: the call was abandoned when the run ended`);
+    const code = (error as { code?: unknown }).code;
+    return reply.error("LOOPBACK_FAILED", `${label}: the loopback request failed${typeof code === "string" ? ` (${code})` : ""}`);
+  }
+}
+
+/** The server's own `{error:{message}}`, already redacted by the server, clipped. */
+function serverMessage(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } };
+    const message = parsed.error?.message;
+    return typeof message === "string" && message !== "" ? `: ${message.slice(0, 300)}` : "";
+  } catch {
+    return "";
+  }
+}

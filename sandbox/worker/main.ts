@@ -1,0 +1,101 @@
+/**
+ * The sandbox worker process (forked by the pool, see sandbox/host). It holds isolates; the server
+ * never does. It talks to the pool over IPC with JSON messages: runs in, events/verdicts out, a
+ * heartbeat with its memory use every heartbeatMs. On anything it cannot recover from (an isolate
+ * that will not stop, a catastrophic V8 error, an uncaught exception) it reports `fatal` and the
+ * pool kills and replaces it.
+ */
+import type { RunJob } from "../protocol.ts";
+import { safeError } from "../errors.ts";
+import type { HostToWorker, WorkerToHost } from "../ipc.ts";
+import { closeHttp } from "./http-client.ts";
+import { createContextSupply } from "./context-supply.ts";
+import { loadGuestSources } from "./guest-sources.ts";
+import { startRun, type RunHandle } from "./run.ts";
+import { DEFAULT_RUN_LIMITS } from "../protocol.ts";
+
+const heartbeatMs = Math.max(50, Number(process.argv[2] ?? 1_000) || 1_000);
+const runs = new Map<string, RunHandle>();
+const moduleWaiters = new Map<number, (reply: { source: string | null; failed: boolean }) => void>();
+let nextRequestId = 1;
+
+function send(message: WorkerToHost): void {
+  if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
+}
+
+function fatal(reason: string): void {
+  send({ t: "fatal", reason });
+  // The pool kills us on `fatal`; if it cannot, do not linger with a runaway isolate.
+  setTimeout(() => process.kill(process.pid, "SIGKILL"), 2_000).unref();
+}
+
+process.on("uncaughtException", (error) => fatal(`uncaught exception: ${error.message}`));
+process.on("unhandledRejection", (error) => fatal(`unhandled rejection: ${error instanceof Error ? error.message : String(error)}`));
+process.on("disconnect", () => process.exit(0));
+
+const sources = loadGuestSources();
+const supply = createContextSupply(sources, (message) => fatal(`catastrophic isolate error: ${message}`));
+
+function resolveModule(runId: string, specifier: string): Promise<string | null> {
+  const reqId = nextRequestId++;
+  return new Promise((resolve, reject) => {
+    moduleWaiters.set(reqId, (reply) => (reply.failed ? reject(new Error(`resolving ${specifier} failed`)) : resolve(reply.source)));
+    send({ t: "resolve", runId, reqId, specifier });
+  });
+}
+
+function isJob(value: unknown): value is RunJob {
+  const job = value as RunJob | null;
+  return (
+    typeof job === "object" && job !== null &&
+    typeof job.runId === "string" && typeof job.source === "string" && typeof job.filename === "string" &&
+    typeof job.params === "object" && typeof job.user === "object" && typeof job.limits === "object"
+  );
+}
+
+function onRun(job: unknown): void {
+  if (!isJob(job)) return fatal("received a malformed job");
+  send({ t: "started", runId: job.runId });
+  if (runs.has(job.runId)) {
+    send({ t: "done", runId: job.runId, verdict: { ok: false, error: safeError("INTERNAL", "duplicate run id") } });
+    return;
+  }
+  const handle = startRun(job, {
+    takeContext: (memoryMb) => supply.take(memoryMb),
+    resolveModule: (specifier) => resolveModule(job.runId, specifier),
+    onEvent: (event) => send({ t: "event", runId: job.runId, event }),
+    onStuck: fatal,
+  });
+  runs.set(job.runId, handle);
+  void handle.verdict.then((verdict) => {
+    runs.delete(job.runId);
+    send({ t: "done", runId: job.runId, verdict });
+    setImmediate(() => supply.warm(job.limits.heapMb));
+  });
+}
+
+process.on("message", (raw: unknown) => {
+  const message = raw as HostToWorker;
+  switch (message?.t) {
+    case "run":
+      return onRun(message.job);
+    case "cancel":
+      return runs.get(message.runId)?.cancel();
+    case "module": {
+      const waiter = moduleWaiters.get(message.reqId);
+      moduleWaiters.delete(message.reqId);
+      return waiter?.({ source: typeof message.source === "string" ? message.source : null, failed: message.failed === true });
+    }
+    case "shutdown":
+      for (const handle of runs.values()) handle.cancel();
+      supply.close();
+      void closeHttp().finally(() => process.exit(0));
+      return;
+    default:
+      return undefined;
+  }
+});
+
+setInterval(() => send({ t: "beat", rssMb: Math.round(process.memoryUsage.rss() / 1_048_576) }), heartbeatMs);
+supply.warm(DEFAULT_RUN_LIMITS.heapMb);
+send({ t: "ready" });

@@ -1,0 +1,98 @@
+/**
+ * One `tools/call`, whatever the transport: resolve through the one resolver (a hidden tool is
+ * refused before any of its code runs), validate the arguments against the tool's schema, run it
+ * (boot tool in process, plugin tool in the pool with the `knot:tool` context, user tool in the
+ * sandbox as the caller), turn the outcome into an MCP result, and audit it — refusals included.
+ */
+import type { AuditLog } from "../audit/audit-log.ts";
+import { KnotError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { PluginPool } from "../plugins/plugin-pool.ts";
+import { maskedParameters } from "../tools/run-outcome.ts";
+import type { ToolRunner } from "../tools/tool-runner.ts";
+import { validateArguments } from "../validation/json-schema.ts";
+import type { ToolResolver } from "./resolver.ts";
+import { ERROR_CODE_META, thrownResult } from "./results.ts";
+import { runTool } from "./run-tool.ts";
+import { invalidParams, ProtocolError } from "./protocol-error.ts";
+import type { CallToolResult } from "./sdk.ts";
+import type { CallContext, CandidateTool } from "./tool-types.ts";
+
+export interface CallDeps {
+  readonly resolver: ToolResolver;
+  readonly pool: PluginPool;
+  readonly runner: ToolRunner;
+  readonly audit: AuditLog;
+  readonly logger: Logger;
+  /** Deadline of every call (config.handlerTimeoutMs); a user tool's own limits may be tighter. */
+  readonly deadlineMs: number;
+}
+
+export type CallToolFn = (ctx: CallContext, name: string, args: unknown) => Promise<CallToolResult>;
+
+export function createCallTool(deps: CallDeps): CallToolFn {
+  return async function callTool(ctx, name, rawArgs) {
+    const started = performance.now();
+    const given = isObject(rawArgs) ? rawArgs : {};
+    const audit = (outcome: string, args: Record<string, unknown>, masked: readonly string[], result?: unknown) => deps.audit.record({
+      principal: ctx.principal, surface: "mcp", tool: name, args, masked, outcome,
+      durationMs: performance.now() - started, result, requestId: ctx.requestId, client: ctx.client,
+    });
+
+    const found = await deps.resolver.resolve(ctx.principal, name);
+    if (!found.tool) {
+      // Hidden and unknown look the same to the caller; the audit row and the visibility report say which.
+      // Every value is masked: which of them the tool declares secret is not the caller's to learn.
+      await audit(found.exists ? "PERMISSION_DENIED" : "UNKNOWN_TOOL", given, Object.keys(given));
+      throw invalidParams(`Unknown tool: ${name}`, "UNKNOWN_TOOL");
+    }
+    const tool = found.tool;
+    const masked = maskedOf(tool);
+    let args: Record<string, unknown>;
+    try {
+      if (rawArgs !== undefined && rawArgs !== null && !isObject(rawArgs)) throw new KnotError("INVALID_ARGUMENT", `arguments of "${name}" must be an object`);
+      args = validateArguments(schemaOf(deps, tool), given, name);
+    } catch (error) {
+      const known = error instanceof KnotError ? error : new KnotError("INVALID_ARGUMENT", `arguments of "${name}" are invalid`);
+      await audit(String(known.code), given, masked);
+      throw invalidParams(known.message, String(known.code), known.detail.where);
+    }
+
+    let outcome: { result: CallToolResult; summary?: unknown };
+    try {
+      outcome = await runTool(deps, ctx, tool, args);
+    } catch (error) {
+      // A nested protocol error (execute_tool naming an unknown tool or passing bad arguments).
+      if (error instanceof ProtocolError) {
+        await audit(error.data.code, args, masked);
+        throw error;
+      }
+      deps.logger.error("mcp tool call failed", { tool: name, requestId: ctx.requestId, error });
+      await audit("INTERNAL", args, masked);
+      return thrownResult(error);
+    }
+    const code = outcome.result.isError ? String(outcome.result._meta?.[ERROR_CODE_META] ?? "TOOL_ERROR") : "ok";
+    await audit(code, args, masked, outcome.summary);
+    return outcome.result;
+  };
+}
+
+function schemaOf(deps: CallDeps, tool: CandidateTool): object {
+  switch (tool.kind) {
+    case "boot": return tool.boot.inputSchema;
+    case "user": return deps.runner.schemaOf(tool.user);
+    case "plugin": return tool.plugin.decl.inputSchema;
+  }
+}
+
+function maskedOf(tool: CandidateTool): string[] {
+  switch (tool.kind) {
+    case "boot": return maskedParameters(tool.boot.parameters);
+    case "user": return maskedParameters(tool.user.parameters);
+    case "plugin": return maskedParameters(tool.plugin.decl.parameters);
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

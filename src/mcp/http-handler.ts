@@ -1,0 +1,116 @@
+/**
+ * `/mcp` over Streamable HTTP. Threats: DNS rebinding from a browser, anonymous callers, callers
+ * without the MCP permission, and a session id used with another user's token. Guarantees, in
+ * order, before the SDK sees a byte: Host/Origin checked; a valid bearer token (401 with
+ * `WWW-Authenticate` otherwise; loopback tokens are not accepted here); `knot.mcp` held (admins
+ * pass); in stateful mode, a session is served only to the user who opened it. Each request's own
+ * principal travels to the handlers in `authInfo`, so listing and calling use the current token.
+ */
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AuditLog } from "../audit/audit-log.ts";
+import { bearerFrom, type Authenticator } from "../auth/authenticate.ts";
+import type { Principal } from "../identity/principal.ts";
+import type { HostCheck } from "./host-check.ts";
+import { auditRefusedCalls, isInitialize, readJsonRpc, rpcError, UNREADABLE } from "./http-replies.ts";
+import { StreamableHTTPServerTransport, type AuthInfo, type Server } from "./sdk.ts";
+import type { SessionRegistry } from "./sessions.ts";
+import { mcpRefusal } from "./tool-gates.ts";
+
+export interface HttpHandlerDeps {
+  readonly auth: Authenticator;
+  readonly audit: AuditLog;
+  readonly hostCheck: HostCheck;
+  readonly sessions: SessionRegistry;
+  readonly stateless: boolean;
+  readonly maxBodyBytes: number;
+  /** A fresh SDK server whose handlers read the principal from `authInfo.extra` (see authInfoFor). */
+  newServer(stateful: boolean): Server;
+}
+
+/** What each HTTP request hands the SDK handlers. */
+export interface RequestAuth {
+  readonly principal: Principal;
+  readonly requestId: string;
+  readonly closed: AbortSignal;
+}
+
+export type McpHttpHandler = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<boolean>;
+
+export function createMcpHttpHandler(deps: HttpHandlerDeps): McpHttpHandler {
+  return async function handleMcp(req, res, requestId) {
+    const path = (req.url ?? "/").split("?")[0];
+    if (path !== "/mcp") return false;
+    const refusedHost = deps.hostCheck(req);
+    if (refusedHost) {
+      rpcError(res, 403, "HOST_NOT_ALLOWED", refusedHost);
+      return true;
+    }
+    const principal = await deps.auth.authenticate({ bearer: bearerFrom(req.headers.authorization), remoteAddress: req.socket.remoteAddress, route: "mcp" });
+    if (!principal) {
+      rpcError(res, 401, "UNAUTHENTICATED", "a valid bearer token is required", { "www-authenticate": 'Bearer realm="knot-tools"' });
+      return true;
+    }
+    const body = req.method === "POST" ? await readJsonRpc(req, res, deps.maxBodyBytes) : undefined;
+    if (body === UNREADABLE) return true;
+    const refused = mcpRefusal(principal);
+    if (refused) {
+      await auditRefusedCalls(deps.audit, principal, body, "PERMISSION_DENIED", requestId);
+      rpcError(res, 403, "PERMISSION_DENIED", `permission denied: ${refused.detail}`);
+      return true;
+    }
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(principal, requestId, res);
+    if (deps.stateless) await serveStateless(deps, req, res, body);
+    else await serveStateful(deps, req, res, body, principal, requestId);
+    return true;
+  };
+}
+
+function authInfoFor(principal: Principal, requestId: string, res: ServerResponse): AuthInfo {
+  const closed = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) closed.abort();
+  });
+  const extra: RequestAuth = { principal, requestId, closed: closed.signal };
+  return { token: principal.tokenId ?? "", clientId: principal.user.id, scopes: [], extra: extra as unknown as Record<string, unknown> };
+}
+
+async function serveStateful(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal, requestId: string): Promise<void> {
+  const header = req.headers["mcp-session-id"];
+  const sessionId = Array.isArray(header) ? header[0] : header;
+  if (sessionId) {
+    const session = deps.sessions.get(sessionId);
+    if (!session) return rpcError(res, 404, "NOT_FOUND", "Session not found: initialize a new session");
+    if (session.userId !== principal.user.id) {
+      await auditRefusedCalls(deps.audit, principal, body, "PERMISSION_DENIED", requestId);
+      return rpcError(res, 403, "PERMISSION_DENIED", "permission denied: this session belongs to another user");
+    }
+    return session.transport.handleRequest(req, res, body);
+  }
+  if (req.method !== "POST" || !isInitialize(body)) {
+    return rpcError(res, 400, "BAD_REQUEST", "Bad Request: no valid mcp-session-id header; send initialize first");
+  }
+  const server = deps.newServer(true);
+  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (id) => deps.sessions.add({ id, userId: principal.user.id, server, transport, lastSeen: Date.now() }),
+    onsessionclosed: (id) => deps.sessions.remove(id),
+  });
+  transport.onclose = () => {
+    if (transport.sessionId) deps.sessions.remove(transport.sessionId);
+  };
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+  if (!transport.sessionId) await server.close();
+}
+
+async function serveStateless(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  if (req.method !== "POST") {
+    return rpcError(res, 405, "BAD_REQUEST", "Method not allowed: this server is stateless (POST only)", { allow: "POST" });
+  }
+  const server = deps.newServer(false);
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  res.once("close", () => void server.close().catch(() => {}));
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+}

@@ -1,0 +1,60 @@
+/** Small pieces of the /mcp HTTP handler: JSON-RPC error answers, body reading, auditing refusals. */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AuditLog } from "../audit/audit-log.ts";
+import { KnotError } from "../errors.ts";
+import { readBody } from "../http/body.ts";
+import type { Principal } from "../identity/principal.ts";
+
+/** JSON-RPC codes used before a message reaches the SDK. */
+const RPC_CODES: Record<number, number> = { 400: -32600, 401: -32001, 403: -32001, 404: -32001, 405: -32000, 413: -32600 };
+
+/** An HTTP error with a JSON-RPC body; `data.code` is the knot-tools error code. */
+export function rpcError(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}, rpcCode?: number): void {
+  const text = JSON.stringify({ jsonrpc: "2.0", error: { code: rpcCode ?? RPC_CODES[status] ?? -32000, message, data: { code } }, id: null });
+  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+export const UNREADABLE = Symbol("unreadable");
+
+/** The POST body parsed as JSON, or UNREADABLE after answering 413 / a parse error. */
+export async function readJsonRpc(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<unknown> {
+  let body: Buffer;
+  try {
+    body = await readBody(req, maxBytes);
+  } catch (error) {
+    if (!(error instanceof KnotError)) throw error;
+    rpcError(res, error.status, String(error.code), error.message, { connection: "close" });
+    return UNREADABLE;
+  }
+  try {
+    return JSON.parse(body.toString("utf8")) as unknown;
+  } catch {
+    rpcError(res, 400, "INVALID_JSON", "Parse error: the body is not valid JSON", {}, -32700);
+    return UNREADABLE;
+  }
+}
+
+function messages(body: unknown): Record<string, unknown>[] {
+  const list = Array.isArray(body) ? body : [body];
+  return list.filter((m): m is Record<string, unknown> => typeof m === "object" && m !== null);
+}
+
+export function isInitialize(body: unknown): boolean {
+  return messages(body).some((m) => m.method === "initialize");
+}
+
+/**
+ * Audits the tool calls in a request refused before it reached the SDK. All argument values are
+ * masked: the caller was not allowed to learn which of them the tool declares secret.
+ */
+export async function auditRefusedCalls(audit: AuditLog, principal: Principal, body: unknown, outcome: string, requestId: string): Promise<void> {
+  for (const message of messages(body)) {
+    if (message.method !== "tools/call") continue;
+    const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>;
+    const args = typeof params.arguments === "object" && params.arguments !== null && !Array.isArray(params.arguments) ? params.arguments as Record<string, unknown> : {};
+    await audit.record({
+      principal, surface: "mcp", tool: String(params.name ?? ""), args, masked: Object.keys(args), outcome, durationMs: 0, requestId,
+    });
+  }
+}

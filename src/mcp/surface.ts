@@ -1,0 +1,112 @@
+/**
+ * The MCP surface, assembled once by the app: the resolver, the call path, the `/mcp` HTTP handler
+ * (stateful sessions or stateless) and stdio connections, plus `notifyToolsChanged` for the places
+ * that change what a user may see (user tools saved or deleted, grants changed).
+ */
+import type { Readable, Writable } from "node:stream";
+import { KnotError } from "../errors.ts";
+import type { Principal } from "../identity/principal.ts";
+import type { Services } from "../services.ts";
+import type { UserToolRecord } from "../store/store.ts";
+import { createBootTools, type BootToolHost } from "./boot-tools.ts";
+import { createCallTool } from "./call-tool.ts";
+import { createHostCheck } from "./host-check.ts";
+import { createMcpHttpHandler, type McpHttpHandler, type RequestAuth } from "./http-handler.ts";
+import { toMcpTool } from "./listing.ts";
+import { createMcpServer, type ConnectionOptions, type ServerCore } from "./mcp-server.ts";
+import { createToolResolver, type ToolResolver } from "./resolver.ts";
+import { ProtocolError } from "./protocol-error.ts";
+import { ErrorCode, StdioServerTransport, type RequestExtra, type Server } from "./sdk.ts";
+import { createSessionRegistry, type SessionRegistry } from "./sessions.ts";
+import { mcpRefusal } from "./tool-gates.ts";
+
+export interface McpSurface {
+  readonly resolver: ToolResolver;
+  readonly sessions: SessionRegistry;
+  /** The HTTP server's fallback: takes `/mcp`, answers false for anything else. */
+  readonly handleHttp: McpHttpHandler;
+  /** Serves one MCP client over stdio (default: this process's stdin/stdout) acting as the user. */
+  connectStdio(userId: string, streams?: { input: Readable; output: Writable }): Promise<{ readonly closed: Promise<void>; close(): Promise<void> }>;
+  /** Sends `notifications/tools/list_changed` to the open connections of these users (all when omitted). */
+  notifyToolsChanged(userIds?: readonly string[]): void;
+  close(): Promise<void>;
+}
+
+export function createMcpSurface(services: Services): McpSurface {
+  const { auth, audit, catalog, runner, pool, logger, config } = services;
+  let host: BootToolHost | null = null;
+  const boot = createBootTools(catalog, () => host!);
+  const resolver = createToolResolver({ boot, catalog, registry: pool.registry });
+  const callTool = createCallTool({ resolver, pool, runner, audit, logger, deadlineMs: config.handlerTimeoutMs });
+  host = {
+    listed: async (principal) => (await resolver.list(principal)).map((tool) => {
+      const shown = toMcpTool(tool, runner);
+      return { name: shown.name, description: shown.description ?? "", inputSchema: shown.inputSchema, kind: tool.kind };
+    }),
+    call: callTool,
+  };
+  const core: ServerCore = { resolver, runner, callTool, logger };
+  const sessions = createSessionRegistry();
+  const stdio = new Set<{ userId: string; server: Server }>();
+
+  const fromRequest = (extra: RequestExtra): RequestAuth => {
+    const info = extra.authInfo?.extra as RequestAuth | undefined;
+    if (!info?.principal) throw new ProtocolError(ErrorCode.InvalidRequest, "unauthenticated", { code: "UNAUTHENTICATED" });
+    return info;
+  };
+  const httpOptions = (stateful: boolean): ConnectionOptions => ({
+    stateful,
+    principalOf: async (extra) => fromRequest(extra).principal,
+    requestSignal: (extra) => fromRequest(extra).closed,
+    requestIdOf: (extra) => fromRequest(extra).requestId,
+  });
+
+  const handleHttp = createMcpHttpHandler({
+    auth, audit, sessions, stateless: config.mcp.stateless, maxBodyBytes: config.maxBodyBytes,
+    hostCheck: createHostCheck(config.mcp.allowedHosts),
+    newServer: (stateful) => createMcpServer(core, httpOptions(stateful)),
+  });
+
+  const stdioPrincipal = async (userId: string): Promise<Principal> => {
+    const principal = await auth.principalFor(userId, "cli");
+    if (!principal) throw new KnotError("NOT_FOUND", "the user of this connection no longer exists");
+    const refused = mcpRefusal(principal);
+    if (refused) throw new KnotError("PERMISSION_DENIED", `permission denied: ${refused.detail}`);
+    return principal;
+  };
+
+  return {
+    resolver, sessions, handleHttp,
+    async connectStdio(userId, streams) {
+      await stdioPrincipal(userId);
+      const server = createMcpServer(core, { stateful: true, principalOf: () => stdioPrincipal(userId) });
+      const entry = { userId, server };
+      const closed = new Promise<void>((resolve) => {
+        server.onclose = () => {
+          stdio.delete(entry);
+          resolve();
+        };
+      });
+      await server.connect(streams ? new StdioServerTransport(streams.input, streams.output) : new StdioServerTransport());
+      stdio.add(entry);
+      return { closed, close: () => server.close() };
+    },
+    notifyToolsChanged(userIds) {
+      const wanted = userIds ? new Set(userIds) : null;
+      const servers = [...sessions.of(userIds).map((s) => s.server), ...[...stdio].filter((c) => !wanted || wanted.has(c.userId)).map((c) => c.server)];
+      for (const server of servers) void server.sendToolListChanged().catch(() => {});
+    },
+    async close() {
+      await sessions.closeAll();
+      await Promise.allSettled([...stdio].map((c) => c.server.close()));
+    },
+  };
+}
+
+/**
+ * Whose tool list a saved or deleted user tool may change: only the owner's while it is (and was)
+ * private; anyone's once it is or was shared (group membership is not looked up: a hint is cheap).
+ */
+export function usersAffectedBy(tool: Pick<UserToolRecord, "ownerId" | "sharing">, previous?: Pick<UserToolRecord, "sharing"> | null): string[] | undefined {
+  return tool.sharing === "private" && (previous?.sharing ?? "private") === "private" ? [tool.ownerId] : undefined;
+}

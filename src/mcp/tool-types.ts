@@ -1,0 +1,53 @@
+/** The shapes the MCP surface passes around: candidate tools, refusals, and call contexts. */
+import type { RunEvent } from "../../sandbox/protocol.ts";
+import type { Principal } from "../identity/principal.ts";
+import type { JsonSchemaObject, ParameterDecl } from "../plugins/manifest-types.ts";
+import type { ResolvedMcpTool } from "../plugins/registry.ts";
+import type { UserToolRecord } from "../store/store.ts";
+import type { CallToolResult } from "./sdk.ts";
+
+/** Why a tool is not visible to a caller (the visibility report's words). */
+export type HiddenReason = "missing grant" | "scope" | "sharing" | "shadowed" | "inactive";
+
+export interface Refusal {
+  readonly reason: HiddenReason;
+  readonly detail: string;
+}
+
+/** What one call needs from its surroundings (HTTP session, stdio, or a nested execute_tool). */
+export interface CallContext {
+  readonly principal: Principal;
+  /** Aborted on client cancellation or when the HTTP request goes away. */
+  readonly signal: AbortSignal;
+  readonly requestId: string | null;
+  /** `name/version` of the MCP client, from initialize; null when unknown (stateless mode). */
+  readonly client: string | null;
+  /** Progress and log events from the running tool, forwarded as MCP notifications. */
+  readonly emit: (event: RunEvent) => void;
+  /** Asks the client something (sampling, elicitation) in relation to this call; null when impossible. */
+  readonly ask: ((method: "sampling/createMessage" | "elicitation/create", params: Record<string, unknown>) => Promise<unknown>) | null;
+  /** Nesting depth (execute_tool calls one level down). */
+  readonly depth: number;
+}
+
+/** A tool built into the MCP surface. */
+export interface BootTool {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: readonly ParameterDecl[];
+  readonly inputSchema: JsonSchemaObject;
+  readonly readOnly: boolean;
+  readonly destructive: boolean;
+  /** null when the caller may use it; otherwise why not. */
+  gate(principal: Principal): Refusal | null;
+  run(ctx: CallContext, args: Record<string, unknown>): Promise<CallToolResult>;
+}
+
+export type CandidateTool =
+  | { readonly kind: "boot"; readonly name: string; readonly boot: BootTool }
+  | { readonly kind: "user"; readonly name: string; readonly user: UserToolRecord }
+  | { readonly kind: "plugin"; readonly name: string; readonly plugin: ResolvedMcpTool };
+
+export type Verdict =
+  | { readonly tool: CandidateTool; readonly visible: true }
+  | { readonly tool: CandidateTool; readonly visible: false; readonly refusal: Refusal };

@@ -1,0 +1,72 @@
+/**
+ * What the editor offers for completion: the `knot:*` modules with a signature and a line of help
+ * per export, the client modules of loaded plugins (`plugin:<name>`, `plugin:<name>/<stem>`) with
+ * their exported names, and the libs the caller may import (`lib:<name>`). Only names the user
+ * tool could really import are listed, so completion never suggests a module the linter refuses.
+ */
+import { exportedNames, prepareSource } from "../../client-modules/index.ts";
+import type { Principal } from "../identity/principal.ts";
+import type { PluginRegistry } from "../plugins/registry.ts";
+import type { UserToolsCatalog } from "../tools/user-tools.ts";
+
+export interface CompletionExport {
+  readonly name: string;
+  readonly detail?: string;
+  readonly info?: string;
+}
+
+export interface EditorModule {
+  readonly specifier: string;
+  readonly kind: "knot" | "plugin" | "lib";
+  readonly exports: readonly CompletionExport[];
+}
+
+const arg = (name: string, what: string): CompletionExport => ({ name, detail: `(name, fallback?) → ${what}`, info: `The argument "name" as ${what}, or fallback when absent.` });
+
+/** The `knot:*` modules a user tool can import (names are checked against sandbox/guest by a test). */
+export const KNOT_MODULE_DOCS: readonly EditorModule[] = Object.freeze([
+  {
+    specifier: "knot:tool", kind: "knot", exports: [
+      arg("getString", "string"), arg("getInt", "integer"), arg("getFloat", "number"), arg("getBool", "boolean"), arg("getList", "list"),
+      arg("getStringList", "string[]"), arg("getIntList", "integer[]"), arg("getFloatList", "number[]"), arg("getBoolList", "boolean[]"),
+      { name: "returnString", detail: "(text) → never", info: "Ends the run with a text result." },
+      { name: "returnObject", detail: "(value) → never", info: "Ends the run with a JSON result." },
+      { name: "returnToon", detail: "(value) → never", info: "Ends the run with the value encoded as TOON (compact for assistants)." },
+      { name: "returnContent", detail: "(blocks) → never", info: "Ends the run with MCP content blocks." },
+      { name: "returnError", detail: "(message) → never", info: "Ends the run with an error the caller sees (TOOL_ERROR)." },
+      { name: "progress", detail: "(done, total?, message?)", info: "Reports progress; shown in the run panel and sent to MCP clients." },
+      { name: "log", detail: "(level, message)", info: "Writes to the run's log (debug, info, warn or error)." },
+    ],
+  },
+  {
+    specifier: "knot:identity", kind: "knot", exports: [
+      { name: "user", detail: "() → User", info: "The caller: name, id, isAdmin, groups, permissions, pluginPermissions, hasPermission(id), inGroup(g)." },
+    ],
+  },
+  {
+    specifier: "knot:plugin", kind: "knot", exports: [
+      { name: "call", detail: "(plugin, fn, params?, { method? }) → Promise", info: "Calls a declared plugin handler as the caller (its gate applies)." },
+    ],
+  },
+]);
+
+export async function editorModules(principal: Principal, registry: PluginRegistry, catalog: UserToolsCatalog): Promise<EditorModule[]> {
+  // The `plugin:<name>` alias is generated as `export * from "plugin:<name>/<first>"`: follow it.
+  const namesOf = (specifier: string): string[] => {
+    const js = registry.clientModule(specifier) ?? "";
+    const reexported = [...js.matchAll(/^export \* from "(plugin:[^"]+)";$/gm)].flatMap((m) => (m[1] !== specifier ? exportedNames(registry.clientModule(m[1]!) ?? "") : []));
+    return [...new Set([...exportedNames(js), ...reexported])];
+  };
+  const plugins: EditorModule[] = [...registry.clientModuleSpecifiers()].sort().map((specifier) => ({
+    specifier, kind: "plugin", exports: namesOf(specifier).map((name) => ({ name, detail: specifier })),
+  }));
+  const seen = new Set<string>();
+  const libs: EditorModule[] = [];
+  for (const tool of await catalog.list(principal)) {
+    if (tool.kind !== "lib" || seen.has(tool.name)) continue;
+    seen.add(tool.name);
+    const prepared = prepareSource(tool.code, tool.language, `lib:${tool.name}`);
+    libs.push({ specifier: `lib:${tool.name}`, kind: "lib", exports: prepared.ok ? exportedNames(prepared.js).map((name) => ({ name, detail: `lib:${tool.name}` })) : [] });
+  }
+  return [...KNOT_MODULE_DOCS, ...plugins, ...libs];
+}

@@ -1,0 +1,72 @@
+/**
+ * Why: the web UI signs in with a session cookie, and a cookie is sent by the browser on its own,
+ * so a cookie alone must never be enough to change anything (CSRF). Three layers:
+ *   1. the cookie is `HttpOnly` (page scripts cannot read it) and `SameSite=Strict` (browsers do
+ *      not attach it to requests started by another site);
+ *   2. every cookie-authenticated request that may change state (any method but GET/HEAD, and
+ *      every `/plugins/…` call, whose handlers may act on GET) must carry `x-knot-csrf: 1`, a
+ *      header another origin cannot set without a CORS preflight, which this server never grants;
+ *   3. when the browser says where the request came from (`Origin`, `Sec-Fetch-Site`), it must be
+ *      this same origin.
+ * Bearer-token requests carry no ambient credential and need none of this.
+ */
+import type { IncomingHttpHeaders } from "node:http";
+import type { RouteClass } from "../auth/authenticate.ts";
+import { KnotError } from "../errors.ts";
+
+export const SESSION_COOKIE = "knot_session";
+export const CSRF_HEADER = "x-knot-csrf";
+/** How long a web session lasts (fixed, not sliding). */
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+
+/** The session cookie's value from a `Cookie` header, or null. */
+export function sessionFromCookies(header: string | undefined): string | null {
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === SESSION_COOKIE) {
+      const value = part.slice(eq + 1).trim();
+      return /^[A-Za-z0-9_-]{1,200}$/.test(value) ? value : null;
+    }
+  }
+  return null;
+}
+
+/** `Set-Cookie` for a new session (or, with `secret` null, one that clears it). */
+export function sessionCookieHeader(secret: string | null, options: { secure: boolean; maxAgeSeconds?: number }): string {
+  const attributes = ["Path=/", "HttpOnly", "SameSite=Strict", ...(options.secure ? ["Secure"] : [])];
+  if (secret === null) return [`${SESSION_COOKIE}=`, ...attributes, "Max-Age=0"].join("; ");
+  return [`${SESSION_COOKIE}=${secret}`, ...attributes, `Max-Age=${options.maxAgeSeconds ?? Math.floor(SESSION_TTL_MS / 1000)}`].join("; ");
+}
+
+/** Whether a cookie-authenticated request of this method on this route class needs the CSRF proof. */
+export function needsCsrfProof(method: string, route: RouteClass | "public"): boolean {
+  return route === "plugin" || (method !== "GET" && method !== "HEAD");
+}
+
+/**
+ * Throws PERMISSION_DENIED unless a cookie-authenticated request proves it came from this UI.
+ * `host` is the request's Host header, compared with the Origin the browser reports.
+ */
+export function assertCsrfProof(headers: IncomingHttpHeaders): void {
+  if (headers[CSRF_HEADER] !== "1") {
+    throw new KnotError("PERMISSION_DENIED", `permission denied: requests signed in by the session cookie must send the ${CSRF_HEADER}: 1 header`);
+  }
+  const site = headers["sec-fetch-site"];
+  if (typeof site === "string" && site !== "same-origin" && site !== "none") {
+    throw new KnotError("PERMISSION_DENIED", "permission denied: cross-site request refused");
+  }
+  const origin = headers.origin;
+  if (typeof origin === "string" && origin !== "null") {
+    let originHost: string | null = null;
+    try {
+      originHost = new URL(origin).host;
+    } catch {
+      originHost = null;
+    }
+    if (originHost === null || originHost !== headers.host) throw new KnotError("PERMISSION_DENIED", "permission denied: cross-origin request refused");
+  } else if (origin === "null") {
+    throw new KnotError("PERMISSION_DENIED", "permission denied: cross-origin request refused");
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Why: signing in turns a pasted API token into a web session without ever putting that token
+ * in a cookie. The session is a fresh token (`kts_…`, 256 random bits, stored hashed in the
+ * tokens table as "web session", expiring) with the same scopes as the token it came from, so
+ * a session can never do more than the token that opened it. Signing out revokes it.
+ */
+import type { IncomingMessage } from "node:http";
+import { SESSION_SECRET_PREFIX } from "../auth/authenticate.ts";
+import { hashSecret, mintSecret } from "../auth/secrets.ts";
+import { KnotError } from "../errors.ts";
+import { sendJson } from "../http/respond.ts";
+import type { Route } from "../http/router.ts";
+import { toUserData } from "../identity/principal.ts";
+import type { Services } from "../services.ts";
+import { assertCsrfProof, SESSION_TTL_MS, sessionCookieHeader, sessionFromCookies } from "./session-cookie.ts";
+
+export const SESSION_TOKEN_NAME = "web session";
+
+function isSecure(req: IncomingMessage): boolean {
+  return (req.socket as { encrypted?: boolean }).encrypted === true;
+}
+
+export function sessionRoutes(services: Services): Route[] {
+  return [
+    {
+      // Public: the body's token is the credential. The CSRF header is required here too, so a
+      // cross-site form cannot sign a browser into someone else's account (login CSRF).
+      method: "POST", path: "/api/session", access: "public",
+      async handle(ctx) {
+        assertCsrfProof(ctx.req.headers);
+        const body = await ctx.json();
+        const presented = typeof body.token === "string" ? body.token.trim() : "";
+        if (presented === "") throw new KnotError("INVALID_ARGUMENT", "paste an API token to sign in", { where: "token" });
+        const principal = await services.auth.authenticate({ bearer: presented, remoteAddress: ctx.req.socket.remoteAddress, route: "api" });
+        if (!principal) throw new KnotError("UNAUTHENTICATED", "that token is not valid (unknown, expired or revoked)");
+        const secret = mintSecret(SESSION_SECRET_PREFIX);
+        const expiresAt = new Date(Date.now() + SESSION_TTL_MS).toISOString();
+        const session = await services.store.createToken({
+          userId: principal.user.id, name: SESSION_TOKEN_NAME, secretHash: hashSecret(secret), scopes: principal.scopes, expiresAt,
+        });
+        const me = { ...toUserData(principal), tokenId: session.id, scopes: session.scopes, via: "session" };
+        sendJson(ctx.res, 200, { user: me, expiresAt }, { "set-cookie": sessionCookieHeader(secret, { secure: isSecure(ctx.req) }) });
+      },
+    },
+    {
+      // Public so that an expired session can still clear its cookie.
+      method: "DELETE", path: "/api/session", access: "public",
+      async handle(ctx) {
+        const secret = sessionFromCookies(ctx.req.headers.cookie);
+        if (secret) {
+          assertCsrfProof(ctx.req.headers);
+          if (secret.startsWith(SESSION_SECRET_PREFIX)) {
+            const token = await services.store.findTokenByHash(hashSecret(secret));
+            if (token && token.name === SESSION_TOKEN_NAME) await services.store.revokeToken(token.id);
+          }
+        }
+        sendJson(ctx.res, 200, { signedOut: true }, { "set-cookie": sessionCookieHeader(null, { secure: isSecure(ctx.req) }) });
+      },
+    },
+  ];
+}

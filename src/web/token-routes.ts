@@ -1,0 +1,100 @@
+/**
+ * Why: API tokens are credentials. A new token's secret is shown once and only its hash is
+ * stored; a token can only be created by an unscoped credential (a scoped one could otherwise
+ * mint itself a broader token), for oneself unless the caller is an admin; and a token can be
+ * listed and revoked only by its owner or an admin.
+ */
+import { hashSecret, mintSecret } from "../auth/secrets.ts";
+import { KnotError } from "../errors.ts";
+import { sendJson } from "../http/respond.ts";
+import type { Route } from "../http/router.ts";
+import { effectiveIsAdmin, mayWrite, type Principal } from "../identity/principal.ts";
+import { SCOPE_PATTERN } from "../identity/scopes.ts";
+import type { Services } from "../services.ts";
+import type { TokenRecord, TokenScopes } from "../store/store.ts";
+import { SESSION_TOKEN_NAME } from "./session-routes.ts";
+
+export const API_TOKEN_PREFIX = "kt_";
+const MAX_EXPIRY_DAYS = 3650;
+
+/** A token as the UI shows it: never its secret or hash. */
+export function describeToken(token: TokenRecord, principal: Principal, now = new Date().toISOString()) {
+  const state = token.revokedAt ? "revoked" : token.expiresAt !== null && token.expiresAt <= now ? "expired" : "active";
+  return { ...token, state, session: token.name === SESSION_TOKEN_NAME, current: token.id === principal.tokenId };
+}
+
+function parseNewToken(body: Record<string, unknown>): { name: string; scopes: TokenScopes | null; expiresAt: string | null } {
+  const name = typeof body.name === "string" ? body.name.trim() : "";
+  if (name.length < 1 || name.length > 100) throw new KnotError("INVALID_ARGUMENT", "name must be 1–100 characters", { where: "name" });
+  if (name === SESSION_TOKEN_NAME) throw new KnotError("INVALID_ARGUMENT", `"${SESSION_TOKEN_NAME}" is reserved for sign-in sessions`, { where: "name" });
+  let expiresAt: string | null = null;
+  if (body.expiresInDays !== undefined && body.expiresInDays !== null) {
+    const days = body.expiresInDays;
+    if (typeof days !== "number" || !Number.isInteger(days) || days < 1 || days > MAX_EXPIRY_DAYS) {
+      throw new KnotError("INVALID_ARGUMENT", `expiresInDays must be a whole number of days from 1 to ${MAX_EXPIRY_DAYS}, or null for no expiry`, { where: "expiresInDays" });
+    }
+    expiresAt = new Date(Date.now() + days * 86_400_000).toISOString();
+  }
+  let scopes: TokenScopes | null = null;
+  if (body.scopes !== undefined && body.scopes !== null) {
+    if (!Array.isArray(body.scopes) || body.scopes.some((s) => typeof s !== "string")) {
+      throw new KnotError("INVALID_ARGUMENT", "scopes must be a list of permission ids or globs, or null for the full authority", { where: "scopes" });
+    }
+    const permissions = (body.scopes as string[]).map((s) => s.trim()).filter(Boolean);
+    const bad = permissions.find((p) => !SCOPE_PATTERN.test(p));
+    if (bad !== undefined) throw new KnotError("INVALID_ARGUMENT", `scope "${bad}" is not a permission id or glob (e.g. plugin.metrics.*)`, { where: "scopes" });
+    if (body.write !== undefined && typeof body.write !== "boolean") throw new KnotError("INVALID_ARGUMENT", "write must be true or false", { where: "write" });
+    scopes = { permissions: [...new Set(permissions)], write: body.write !== false };
+  } else if (body.write === false) {
+    scopes = { permissions: ["*"], write: false };
+  }
+  return { name, scopes, expiresAt };
+}
+
+export function tokenRoutes(services: Services): Route[] {
+  const { store } = services;
+  return [
+    {
+      method: "GET", path: "/api/tokens", access: "api",
+      async handle(ctx) {
+        const all = ctx.url.searchParams.get("all") === "1";
+        if (all && !effectiveIsAdmin(ctx.principal)) throw new KnotError("PERMISSION_DENIED", "permission denied: only admins list every user's tokens");
+        const tokens = await store.listTokens(all ? undefined : ctx.principal.user.id);
+        const names = all ? new Map((await store.listUsers()).map((u) => [u.id, u.name])) : null;
+        sendJson(ctx.res, 200, {
+          tokens: tokens.map((t) => ({ ...describeToken(t, ctx.principal), ...(names ? { userName: names.get(t.userId) ?? null } : {}) })),
+        });
+      },
+    },
+    {
+      method: "POST", path: "/api/tokens", access: "api",
+      async handle(ctx) {
+        const principal = ctx.principal;
+        if (principal.scopes !== null) throw new KnotError("PERMISSION_DENIED", "permission denied: a scoped credential cannot create tokens; sign in with an unscoped token");
+        if (!mayWrite(principal)) throw new KnotError("PERMISSION_DENIED", "permission denied: this credential may not change things");
+        const body = await ctx.json();
+        let userId = principal.user.id;
+        if (body.userId !== undefined && body.userId !== principal.user.id) {
+          if (!effectiveIsAdmin(principal)) throw new KnotError("PERMISSION_DENIED", "permission denied: only admins create tokens for other users");
+          if (typeof body.userId !== "string" || !(await store.getUser(body.userId))) throw new KnotError("NOT_FOUND", "no such user", { where: "userId" });
+          userId = body.userId;
+        }
+        const input = parseNewToken(body);
+        const secret = mintSecret(API_TOKEN_PREFIX);
+        const token = await store.createToken({ userId, secretHash: hashSecret(secret), ...input });
+        sendJson(ctx.res, 201, { token: describeToken(token, principal), secret });
+      },
+    },
+    {
+      method: "DELETE", path: "/api/tokens/:id", access: "api",
+      async handle(ctx) {
+        const token = await store.getToken(ctx.params.id!);
+        const mine = token?.userId === ctx.principal.user.id;
+        if (!token || (!mine && !effectiveIsAdmin(ctx.principal))) throw new KnotError("NOT_FOUND", "no such token");
+        if (!mayWrite(ctx.principal)) throw new KnotError("PERMISSION_DENIED", "permission denied: this credential may not change things");
+        const revoked = await store.revokeToken(token.id);
+        sendJson(ctx.res, 200, { revoked, token: describeToken((await store.getToken(token.id)) ?? token, ctx.principal) });
+      },
+    },
+  ];
+}

@@ -1,0 +1,64 @@
+/**
+ * `knot-tools mcp --user NAME` end to end: the SDK's real StdioClientTransport spawns the CLI,
+ * lists and calls a plugin tool and a sandboxed user tool whose loopback call reaches a plugin
+ * handler, and the calls are audited. A user without knot.mcp is refused at start.
+ */
+import assert from "node:assert/strict";
+import path from "node:path";
+import { test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { openStore } from "../../src/store/index.ts";
+import { parseUserToolInput } from "../../src/tools/user-tool-input.ts";
+import { cli, CLI } from "../helpers/cli.ts";
+import { EXAMPLE_PLUGINS, tempDir } from "../helpers/fixtures.ts";
+
+const LOOPBACK_TOOL = `import { Widgets } from "plugin:demo";\nimport { returnObject } from "knot:tool";\nexport default async function () { returnObject(await new Widgets().echo("over stdio")); }`;
+
+test("MCP over stdio serves the same tools as the user, with audit", async () => {
+  const dir = tempDir();
+  const db = path.join(dir, "knot.db");
+  const store = await openStore({ path: db });
+  const sam = await store.createUser({ name: "sam", isAdmin: false });
+  await store.createUser({ name: "nomcp", isAdmin: false });
+  await store.grant({ subject: { kind: "user", userId: sam.id }, permission: "knot.mcp" });
+  await store.grant({ subject: { kind: "user", userId: sam.id }, permission: "plugin.demo.view_dashboard" });
+  await store.createUserTool(sam.id, parseUserToolInput({ name: "via_loopback", code: LOOPBACK_TOOL }));
+  await store.close();
+
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["--no-node-snapshot", "--disable-warning=ExperimentalWarning", CLI, "mcp", "--user", "sam", "--db", db, "--plugins", EXAMPLE_PLUGINS],
+    cwd: dir, stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+  const client = new Client({ name: "stdio-test", version: "1.2.3" });
+  try {
+    await client.connect(transport);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert.deepEqual(names, ["tool_search", "execute_tool", "via_loopback", "echo_word"]);
+    const echo = await client.callTool({ name: "echo_word", arguments: { word: "hi" } });
+    assert.deepEqual(echo.structuredContent, { word: "hi", length: 2, by: "sam", method: "CALL" });
+    const loop = await client.callTool({ name: "via_loopback", arguments: {} });
+    assert.equal(loop.isError, undefined, JSON.stringify(loop));
+    const { method: _method, ...answer } = loop.structuredContent as Record<string, unknown>;
+    assert.deepEqual(answer, { word: "over stdio", length: 10, by: "sam" });
+    await assert.rejects(client.callTool({ name: "export_metrics", arguments: { scope: "x" } }), (e: any) => e.code === -32602);
+  } finally {
+    await client.close();
+  }
+  assert.doesNotMatch(stderr, /"level":"error"/);
+
+  const check = await openStore({ path: db });
+  const rows = (await check.queryAudit({ limit: 10 })).reverse();
+  await check.close();
+  assert.deepEqual(rows.map((r) => [r.surface, r.tool, r.outcome]), [
+    ["mcp", "echo_word", "ok"], ["loopback", "demo/echo_word", "ok"], ["mcp", "via_loopback", "ok"], ["mcp", "export_metrics", "PERMISSION_DENIED"],
+  ]);
+  assert.equal(rows[0]!.client, "stdio-test/1.2.3");
+
+  const refused = cli(["mcp", "--user", "nomcp", "--db", db, "--plugins", EXAMPLE_PLUGINS], { cwd: dir, input: "" });
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /permission denied: needs knot\.mcp/);
+});

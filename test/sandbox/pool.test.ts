@@ -1,0 +1,68 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { createSandboxPool, type SandboxPool } from "../../sandbox/index.ts";
+import { assertError, assertOk, createTestPool, makeJob, runTool } from "./harness.ts";
+
+let pool: SandboxPool;
+before(() => {
+  pool = createTestPool({ workers: 1, runsPerWorker: 2 });
+});
+after(() => pool.close());
+
+const SPIN = (ms: number) => `export default () => { const end = Date.now() + ${ms}; while (Date.now() < end) {} return "spun" }`;
+const FOREVER = `export default () => new Promise(() => {})`;
+
+test("runs beyond the free slots wait in the queue and all complete", async () => {
+  const runs = Array.from({ length: 6 }, () => runTool(pool, SPIN(60)));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const stats = pool.stats();
+  assert.ok(stats.busy <= 2, `busy ${stats.busy}`);
+  assert.ok(stats.busy + stats.queued >= 4, JSON.stringify(stats));
+  for (const outcome of await Promise.all(runs)) assert.deepEqual(assertOk(outcome), { kind: "text", text: "spun" });
+  assert.deepEqual({ ...pool.stats(), restarts: 0 }, { workers: 1, busy: 0, queued: 0, restarts: 0 });
+});
+
+test("aborting hooks.signal cancels a running run promptly, and a queued one before it starts", async () => {
+  const running = new AbortController();
+  const queued = new AbortController();
+  const started = Date.now();
+  const first = runTool(pool, FOREVER, { hooks: { signal: running.signal } });
+  const second = runTool(pool, FOREVER, { hooks: { signal: running.signal } });
+  const third = runTool(pool, FOREVER, { hooks: { signal: queued.signal } });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  queued.abort();
+  assertError(await third, "CANCELLED", /before it started/);
+  running.abort();
+  assertError(await first, "CANCELLED");
+  assertError(await second, "CANCELLED");
+  assert.ok(Date.now() - started < 1_500, "cancellation is prompt");
+  const aborted = AbortSignal.abort();
+  assertError(await runTool(pool, SPIN(1), { hooks: { signal: aborted } }), "CANCELLED");
+  assert.equal(pool.stats().restarts, 0, "a cooperative cancel does not kill the worker");
+});
+
+test("misuse is an error, not an outcome: bad jobs, duplicate ids, unknown options", async () => {
+  await assert.rejects(pool.run({ ...makeJob("1"), limits: { ...makeJob("1").limits, cpuMs: -1 } }, { resolveModule: () => null }), /limits\.cpuMs/);
+  await assert.rejects(pool.run({ ...makeJob("1"), user: null as never }, { resolveModule: () => null }), /job\.user/);
+  await assert.rejects(pool.run({ ...makeJob("1"), loopback: { baseUrl: "ftp://x", token: "t" } }, { resolveModule: () => null }), /baseUrl/);
+  await assert.rejects(pool.run(makeJob("1"), {} as never), /resolveModule/);
+  const job = makeJob(SPIN(50));
+  const first = pool.run(job, { resolveModule: () => null });
+  await assert.rejects(pool.run(job, { resolveModule: () => null }), /already going on/);
+  assertOk(await first);
+  assert.throws(() => createSandboxPool({ worker: 2 } as never), /unknown option "worker"/);
+  assert.throws(() => createSandboxPool({ workers: 0 }), /workers must be an integer from 1/);
+});
+
+test("close() cancels what is queued or running and later runs are refused", async () => {
+  const own = createTestPool({ workers: 1, runsPerWorker: 1 });
+  assertOk(await runTool(own, SPIN(1)));
+  const running = runTool(own, FOREVER);
+  const waiting = runTool(own, FOREVER);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await own.close();
+  assertError(await running, "CANCELLED");
+  assertError(await waiting, "CANCELLED", /closed/);
+  assertError(await runTool(own, SPIN(1)), "CANCELLED", /closed/);
+  assert.equal(own.stats().workers, 0);
+});

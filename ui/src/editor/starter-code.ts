@@ -1,0 +1,26 @@
+/** What a new tool or lib starts with: a working example that shows the knot:* modules. */
+import type { Parameter } from "../lib/api.ts";
+
+export function starterParameters(kind: "tool" | "lib"): Parameter[] {
+  return kind === "tool" ? [{ name: "name", type: "string", description: "Who to greet.", required: false }] : [];
+}
+
+export function starterCode(kind: "tool" | "lib"): string {
+  if (kind === "lib") {
+    return `// A lib: other tools import it as lib:<name>.
+export function shout(text) {
+  return String(text).toUpperCase() + "!";
+}
+`;
+  }
+  return `import { getString } from "knot:tool";
+import { user } from "knot:identity";
+
+// The default export is the tool: it gets the request and returns the result.
+export default async function (request) {
+  const name = getString("name", "world");
+  console.log("greeting", name);
+  return { greeting: \`Hello, \${name}!\`, from: user().name };
+}
+`;
+}

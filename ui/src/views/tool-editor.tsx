@@ -1,0 +1,176 @@
+/**
+ * The tool editor: code (CodeMirror, lint as you type, completion), parameters with the schema
+ * an assistant will receive, sharing and settings, Save (a new version each time) with history,
+ * diff and restore, and the run panel. Unsaved changes are guarded.
+ */
+import type { EditorView } from "@codemirror/view";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { CodeEditor, offsetOf } from "../editor/code-editor.tsx";
+import type { EditorModule } from "../editor/completions.ts";
+import { HistoryPanel, type SavedVersion } from "../editor/history-panel.tsx";
+import { ParamEditor } from "../editor/param-editor.tsx";
+import { RunPanel, type RunSource } from "../editor/run-panel.tsx";
+import { SchemaPreview } from "../editor/schema-preview.tsx";
+import { SettingsPanel } from "../editor/settings-panel.tsx";
+import { api, ApiError, get, type Diagnostic, type Me, type Parameter, type Tool } from "../lib/api.ts";
+import { href, setLeaveGuard } from "../lib/router.ts";
+import { asApiError, ErrorBox, Loading } from "../lib/ui.tsx";
+
+export type Draft = Pick<Tool, "name" | "description" | "language" | "parameters" | "sharing" | "active" | "readOnly" | "destructive"> & { code: string };
+
+const draftOf = (tool: Tool): Draft => ({
+  name: tool.name, description: tool.description, language: tool.language, parameters: tool.parameters, code: tool.code ?? "",
+  sharing: tool.sharing, active: tool.active, readOnly: tool.readOnly === true, destructive: tool.destructive === true,
+});
+const same = (a: Draft, b: Draft) => JSON.stringify(a) === JSON.stringify(b);
+
+type Tab = "run" | "parameters" | "schema" | "history" | "settings";
+
+export function ToolEditor({ id, me }: { id: string; me: Me }) {
+  const [tool, setTool] = useState<Tool | null>(null);
+  const [loadError, setLoadError] = useState<ApiError | null>(null);
+  const [draft, setDraft] = useState<Draft | null>(null);
+  const [modules, setModules] = useState<EditorModule[]>([]);
+  const [diagnostics, setDiagnostics] = useState<Diagnostic[]>([]);
+  const [tab, setTab] = useState<Tab>("run");
+  const [saving, setSaving] = useState(false);
+  const [saveError, setSaveError] = useState<ApiError | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [revision, setRevision] = useState(0);
+  const view = useRef<EditorView | null>(null);
+
+  useEffect(() => {
+    get<{ tool: Tool }>(`/api/tools/${encodeURIComponent(id)}`).then(({ tool }) => {
+      setTool(tool);
+      setDraft(draftOf(tool));
+    }, (e) => setLoadError(asApiError(e)));
+    get<{ modules: EditorModule[] }>("/api/editor/modules").then((r) => setModules(r.modules), () => {});
+  }, [id]);
+
+  const dirty = !!tool && !!draft && !same(draftOf(tool), draft);
+  const dirtyRef = useRef(dirty);
+  dirtyRef.current = dirty;
+  useEffect(() => {
+    const beforeUnload = (e: BeforeUnloadEvent) => {
+      if (dirtyRef.current) e.preventDefault();
+    };
+    window.addEventListener("beforeunload", beforeUnload);
+    setLeaveGuard(() => !dirtyRef.current || window.confirm("You have unsaved changes. Leave without saving?"));
+    return () => {
+      window.removeEventListener("beforeunload", beforeUnload);
+      setLeaveGuard(null);
+    };
+  }, []);
+
+  const saveRef = useRef<() => void>(() => {});
+  const save = async () => {
+    if (!tool || !draft || !tool.mine || saving) return;
+    setSaving(true);
+    setSaveError(null);
+    try {
+      const saved = await api<{ tool: Tool; diagnostics: Diagnostic[] }>("PUT", `/api/tools/${encodeURIComponent(tool.id)}`, { ...draft, expectedVersion: tool.version });
+      setTool(saved.tool);
+      setDraft(draftOf(saved.tool));
+      setDiagnostics(saved.diagnostics);
+      setNotice(`Saved as version ${saved.tool.version}.`);
+    } catch (e) {
+      setSaveError(asApiError(e));
+    } finally {
+      setSaving(false);
+    }
+  };
+  saveRef.current = save;
+
+  const runSource: RunSource | null = useMemo(() => {
+    if (!tool || !draft) return null;
+    return tool.mine && dirty ? { draft: { name: draft.name, code: draft.code, language: draft.language, parameters: draft.parameters } } : { toolId: tool.id };
+  }, [tool, draft, dirty]);
+
+  if (loadError) return <section><h1>Tool</h1><ErrorBox error={loadError} title="Could not open this tool" /><p><a href={href("tools")}>Back to your tools</a></p></section>;
+  if (!tool || !draft) return <Loading what="the tool" />;
+
+  const readOnly = !tool.mine;
+  const patch = (p: Partial<Draft>) => {
+    setNotice(null);
+    setDraft({ ...draft, ...p });
+  };
+  const restore = (v: SavedVersion) => {
+    setDraft({ ...draft, name: v.tool.name, description: v.tool.description, language: v.tool.language, parameters: v.tool.parameters, code: v.tool.code, sharing: v.tool.sharing, active: v.tool.active, readOnly: v.tool.readOnly === true, destructive: v.tool.destructive === true });
+    setRevision((r) => r + 1);
+    setNotice(`Version ${v.version} restored into the editor. Save to make it the current version.`);
+  };
+  const jump = (d: Diagnostic) => {
+    const v = view.current;
+    if (!v) return;
+    const pos = offsetOf(v.state.doc, d.line, d.column);
+    v.dispatch({ selection: { anchor: pos }, scrollIntoView: true });
+    v.focus();
+  };
+  const errors = diagnostics.filter((d) => d.severity === "error").length;
+  const tabs: [Tab, string][] = tool.kind === "tool" ? [["run", "Run"], ["parameters", "Parameters"], ["schema", "Schema"], ["history", "History"], ["settings", "Settings"]] : [["history", "History"], ["settings", "Settings"]];
+  const activeTab = tabs.some(([t]) => t === tab) ? tab : tabs[0]![0];
+
+  return (
+    <section class="tool-editor">
+      <header class="page-head editor-head">
+        <div>
+          <a href={href("tools")} class="muted small">← My tools</a>
+          <h1>{draft.name} <span class="badge">{tool.kind}</span> <span class="muted small">v{tool.version}</span></h1>
+          {readOnly ? <p class="notice small">Shared with you by its owner: you can run it and read it, not change it.</p> : null}
+        </div>
+        <div class="save-area">
+          {readOnly ? null : <span class={dirty ? "status unsaved" : "status saved"} role="status">{dirty ? "Unsaved changes" : "All changes saved"}</span>}
+          {readOnly ? null : <button type="button" class="primary" onClick={save} disabled={!dirty || saving} title="Save (Ctrl+S)">{saving ? "Saving…" : "Save"}</button>}
+        </div>
+      </header>
+      <ErrorBox error={saveError} title="Could not save" />
+      {notice ? <div class="notice" role="status">{notice}</div> : null}
+      <div class="editor-grid">
+        <div class="editor-main">
+          <CodeEditor value={draft.code} revision={revision} language={draft.language} kind={tool.kind} readOnly={readOnly} modules={modules}
+            onChange={(code) => patch({ code })} onSave={() => saveRef.current()} onDiagnostics={setDiagnostics} onView={(v) => (view.current = v)} />
+          <div class="problems" aria-label="Problems">
+            {diagnostics.length === 0 ? <p class="muted small">No problems found.</p> : (
+              <>
+                <p class="small"><strong>{errors} error{errors === 1 ? "" : "s"}</strong>, {diagnostics.length - errors} warning{diagnostics.length - errors === 1 ? "" : "s"}</p>
+                <ul>{diagnostics.map((d, i) => (
+                  <li key={i} class={`diag diag-${d.severity}`}>
+                    <button type="button" class="link" onClick={() => jump(d)}>Line {d.line}:{d.column}</button> <span class="diag-message">{d.message}</span> <code>{d.code}</code>
+                  </li>
+                ))}</ul>
+              </>
+            )}
+          </div>
+        </div>
+        <aside class="side-panel">
+          <div role="tablist" aria-label="Tool panels" class="tabs">
+            {tabs.map(([t, label]) => (
+              <button key={t} type="button" role="tab" id={`tab-${t}`} aria-selected={activeTab === t} aria-controls={`panel-${t}`} tabIndex={activeTab === t ? 0 : -1}
+                onClick={() => setTab(t)}
+                onKeyDown={(e) => {
+                  const i = tabs.findIndex(([x]) => x === activeTab);
+                  const next = e.key === "ArrowRight" ? tabs[(i + 1) % tabs.length] : e.key === "ArrowLeft" ? tabs[(i - 1 + tabs.length) % tabs.length] : null;
+                  if (next) {
+                    setTab(next[0]);
+                    document.getElementById(`tab-${next[0]}`)?.focus();
+                  }
+                }}>{label}</button>
+            ))}
+          </div>
+          <div role="tabpanel" id={`panel-${activeTab}`} aria-labelledby={`tab-${activeTab}`} class="tab-panel">
+            {activeTab === "run" && runSource ? (
+              <>
+                {tool.mine && dirty ? <p class="hint small">Runs the editor's unsaved code as a draft.</p> : null}
+                <RunPanel key={JSON.stringify(draft.parameters)} source={runSource} parameters={draft.parameters} label={draft.name} />
+              </>
+            ) : null}
+            {activeTab === "parameters" ? <ParamEditor key={revision} parameters={draft.parameters} readOnly={readOnly} onChange={(parameters: Parameter[]) => patch({ parameters })} /> : null}
+            {activeTab === "schema" ? <SchemaPreview draft={draft} kind={tool.kind} /> : null}
+            {activeTab === "history" ? <HistoryPanel toolId={tool.id} currentVersion={tool.version} currentCode={draft.code} currentParameters={draft.parameters} language={draft.language} canRestore={!readOnly} onRestore={restore} /> : null}
+            {activeTab === "settings" ? <SettingsPanel draft={draft} me={me} readOnly={readOnly} onChange={patch} /> : null}
+          </div>
+        </aside>
+      </div>
+    </section>
+  );
+}
