@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { createSandboxPool, type SandboxPool } from "../sandbox/index.ts";
 import { createAuditLog } from "./audit/audit-log.ts";
 import { startAuditRetention } from "./audit/audit-retention.ts";
-import { createAuthenticator } from "./auth/authenticate.ts";
+import { bearerFrom, createAuthenticator, isLoopbackAddress } from "./auth/authenticate.ts";
 import { createLoopbackTokens } from "./auth/loopback-tokens.ts";
 import type { ServerConfig } from "./config.ts";
 import { auditRoutes } from "./http/routes/audit-routes.ts";
@@ -17,7 +17,13 @@ import { toolRoutes } from "./http/routes/tool-routes.ts";
 import { visibilityRoutes } from "./http/routes/visibility-routes.ts";
 import { createRouter, type Route } from "./http/router.ts";
 import { createHttpServer } from "./http/server.ts";
+import { createDrain } from "./lifecycle/drain.ts";
+import { createPendingWork } from "./lifecycle/pending-work.ts";
+import { shutdownGracefully } from "./lifecycle/shutdown.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { createMetrics, type Metrics } from "./metrics/metrics.ts";
+import { metricsRoutes } from "./metrics/metrics-route.ts";
+import { handlerCallObserver, logWorkerExits, observeAudit, observeAuth, observeSandbox } from "./metrics/observers.ts";
 import { createMcpSurface, usersAffectedBy, type McpSurface } from "./mcp/surface.ts";
 import { loadPlugins } from "./plugins/loader.ts";
 import { createPluginPool } from "./plugins/plugin-pool.ts";
@@ -33,8 +39,10 @@ export interface App extends Services {
   readonly server: http.Server;
   readonly sandbox: SandboxPool;
   readonly mcp: McpSurface;
+  readonly metrics: Metrics;
   /** Starts listening; resolves with the bound address (port 0 picks a free one). */
   listen(): Promise<{ host: string; port: number; url: string }>;
+  /** Graceful: refuses new work, lets running calls finish (config.shutdownGraceMs), closes the store last. */
   close(): Promise<void>;
 }
 
@@ -43,35 +51,49 @@ export interface AppOptions {
 }
 
 export async function createApp(config: ServerConfig, options: AppOptions = {}): Promise<App> {
-  const logger = options.logger ?? createLogger();
+  const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const metrics = createMetrics();
+  const runs = createPendingWork();
+  const auditWrites = createPendingWork();
   const store = await openStore({ path: config.database });
   const registry = await loadPlugins({ root: config.pluginsDir, runtimeVersion: RUNTIME_VERSION, pluginConfig: config.plugins });
   for (const warning of registry.warnings) logger.warn(warning);
   for (const failure of registry.failed) logger.warn("plugin failed to load", { plugin: failure.name, reason: failure.reason });
-  const pool = createPluginPool(registry, { deadlineMs: config.handlerTimeoutMs, logger });
+  const pool = createPluginPool(registry, { deadlineMs: config.handlerTimeoutMs, logger, onCall: handlerCallObserver(metrics, logger) });
   const loopbackTokens = createLoopbackTokens();
-  const auth = createAuthenticator(store, loopbackTokens);
-  const audit = await createAuditLog({ store, maskKey: config.audit.maskKey, logger });
+  const auth = observeAuth(createAuthenticator(store, loopbackTokens), metrics);
+  const audit = observeAudit(await createAuditLog({ store, maskKey: config.audit.maskKey, logger }), metrics, auditWrites);
+  const stopWorkerExitLog = logWorkerExits(logger);
   const sandbox = createSandboxPool({ workers: config.sandbox.workers, runsPerWorker: config.sandbox.runsPerWorker, workerMemoryMb: config.sandbox.workerMemoryMb });
   let mcp: McpSurface | null = null;
   const catalog = createUserToolsCatalog(store, registry, { onChange: (tool, previous) => mcp?.notifyToolsChanged(usersAffectedBy(tool, previous)) });
   let baseUrl: string | null = null;
   const quotas = createQuotas(config.quotas);
   const runner = createToolRunner({
-    sandbox, catalog, registry, loopbackTokens, limits: config.limits, loopbackBase: () => baseUrl, tokenTtlMs: config.loopbackTokenTtlMs, quotas,
+    sandbox: observeSandbox(sandbox, { metrics, logger, runs }), catalog, registry, loopbackTokens, limits: config.limits, loopbackBase: () => baseUrl, tokenTtlMs: config.loopbackTokenTtlMs, quotas,
   });
-  const services: Services = { config, store, pool, auth, loopbackTokens, audit, catalog, runner, logger, runtimeVersion: RUNTIME_VERSION };
+  const services: Services = { config, store, pool, auth, loopbackTokens, audit, catalog, runner, logger, runtimeVersion: RUNTIME_VERSION,
+    toolsChanged: (userIds) => mcp?.notifyToolsChanged(userIds) };
 
   mcp = createMcpSurface(services);
   const retention = startAuditRetention(store, config.audit.retentionDays, logger);
-  const routes: Route[] = [...visibilityRoutes(services, mcp), ...auditRoutes(services), ...coreRoutes(services), ...pluginRoutes(services), ...toolRoutes(services, { catalog, runner, audit }), ...webRoutes(services)];
-  const server = createHttpServer({ router: createRouter(routes), auth, logger, maxBodyBytes: config.maxBodyBytes, fallback: mcp.handleHttp });
+  const routes: Route[] = [...visibilityRoutes(services, mcp), ...auditRoutes(services), ...coreRoutes(services), ...pluginRoutes(services), ...toolRoutes(services, { catalog, runner, audit }), ...webRoutes(services), ...metricsRoutes(metrics)];
+  const drain = createDrain({
+    // While draining, a running tool's loopback calls still reach their handlers so the run can finish.
+    exempt: (req) => isLoopbackAddress(req.socket.remoteAddress) && loopbackTokens.lookup(bearerFrom(req.headers.authorization) ?? "") !== null,
+    // The MCP notification stream (GET /mcp) never ends by itself; it is closed with the server.
+    untracked: (req) => req.method === "GET" && (req.url ?? "").split("?")[0] === "/mcp",
+  });
+  const server = createHttpServer({ router: createRouter(routes), auth, logger, maxBodyBytes: config.maxBodyBytes, fallback: mcp.handleHttp, drain });
+  metrics.watch({ sandbox: () => sandbox.stats(), quotas: () => quotas.stats(), httpInFlight: () => drain.inFlight, mcpSessions: () => mcp.sessions.size });
+  let closing: Promise<void> | null = null;
 
   return {
     ...services,
     server,
     sandbox,
     mcp,
+    metrics,
     listen: () => new Promise((resolve, reject) => {
       server.once("error", reject);
       server.listen(config.port, config.host, () => {
@@ -81,15 +103,12 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
         resolve({ host: config.host, port, url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}` });
       });
     }),
-    close: async () => {
-      retention.stop();
-      await mcp.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await sandbox.close();
-      await store.close();
-    },
+    close: () => closing ??= shutdownGracefully({
+      graceMs: config.shutdownGraceMs, logger, drain, server, runs, auditWrites,
+      stopTimers: () => retention.stop(),
+      closeMcp: () => mcp.close(),
+      closeSandbox: () => sandbox.close().finally(stopWorkerExitLog),
+      closeStore: () => store.close(),
+    }),
   };
 }

@@ -20,4 +20,6 @@ export interface Services {
   readonly runner: ToolRunner;
   readonly logger: Logger;
   readonly runtimeVersion: string;
+  /** Tell connected MCP clients whose visible tools may have changed (grants, memberships); all when omitted. */
+  toolsChanged(userIds?: readonly string[]): void;
 }

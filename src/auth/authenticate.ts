@@ -31,6 +31,8 @@ export interface Authenticator {
   principalForToken(token: TokenRecord): Promise<Principal | null>;
 }
 
+const TOUCH_INTERVAL_MS = 60_000;
+
 export function isLoopbackAddress(address: string | undefined): boolean {
   if (!address) return false;
   return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
@@ -53,7 +55,10 @@ export function createAuthenticator(store: Store, loopback: LoopbackTokens): Aut
     const now = new Date().toISOString();
     if (token.expiresAt !== null && token.expiresAt <= now) return null;
     const principal = await principalForToken(token);
-    if (principal) void store.touchToken(token.id, now).catch(() => {});
+    // last_used_at is informational: refresh it at most once a minute, not on every request.
+    if (principal && (token.lastUsedAt === null || Date.parse(now) - Date.parse(token.lastUsedAt) > TOUCH_INTERVAL_MS)) {
+      void store.touchToken(token.id, now).catch(() => {});
+    }
     return principal;
   };
   return {

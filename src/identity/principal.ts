@@ -1,3 +1,4 @@
+import type { GuestUser } from "../../sandbox/protocol.ts";
 import type { TokenScopes, UserRecord } from "../store/store.ts";
 import { scopeAllows, scopeAllowsWrite } from "./scopes.ts";
 
@@ -24,15 +25,11 @@ export interface Principal {
   readonly via: "token" | "session" | "loopback" | "cli";
 }
 
-/** The caller as inert data: what `request.user` holds and what a sandbox run is given. */
-export interface UserData {
-  readonly id: string;
-  readonly name: string;
-  readonly isAdmin: boolean;
-  readonly groups: readonly string[];
-  readonly permissions: readonly string[];
-  readonly pluginPermissions: readonly string[];
-}
+/**
+ * The caller as inert data: what `request.user` holds and what a sandbox run is given — one
+ * shape on both sides of the sandbox boundary, declared in its protocol.
+ */
+export type UserData = GuestUser;
 
 /**
  * An admin passes every check, unless the credential is scoped: a scoped admin token lends only

@@ -31,7 +31,18 @@ export interface PluginPool extends PluginCaller {
   invoke(plugin: LoadedPlugin, fn: HandlerFunction, path: string, input: DispatchInput): Promise<ToolResult>;
 }
 
-export function createPluginPool(registry: PluginRegistry, options: { deadlineMs: number; logger: Logger }): PluginPool {
+/** One handler invocation as observers (metrics, the debug log) see it. */
+export interface HandlerCall {
+  readonly plugin: string;
+  readonly fn: string;
+  readonly method: string;
+  /** "ok" or the error code the caller received. */
+  readonly outcome: string;
+  readonly durationMs: number;
+  readonly requestId: string | null;
+}
+
+export function createPluginPool(registry: PluginRegistry, options: { deadlineMs: number; logger: Logger; onCall?: (call: HandlerCall) => void }): PluginPool {
   const pool: PluginPool = {
     registry,
     async dispatch(plugin, fn, input) {
@@ -53,7 +64,14 @@ export function createPluginPool(registry: PluginRegistry, options: { deadlineMs
         if (isToolReturn(error)) return undefined;
         throw asCallerError(error, plugin.name, options.logger, input.requestId ?? null);
       });
-      return tool.result ?? normalise(returned);
+      if (tool.result) return tool.result;
+      try {
+        return normalise(returned);
+      } catch (error) {
+        // A BigInt, a cycle or a throwing toJSON: the handler answered something that is not JSON.
+        options.logger.error("plugin handler returned a value that is not JSON-serialisable", { plugin: plugin.name, requestId: input.requestId ?? null, error });
+        throw new KnotError("HANDLER_FAILED", "handler failed");
+      }
     },
     async call(principal, plugin, fn, params, callOptions) {
       const method = (callOptions.method ?? "GET").toUpperCase();
@@ -61,7 +79,24 @@ export function createPluginPool(registry: PluginRegistry, options: { deadlineMs
       return resultValue(result);
     },
   };
+  if (options.onCall) pool.invoke = observeInvoke(pool.invoke, options.onCall);
   return pool;
+}
+
+/** Reports every invocation (whichever way it came: dispatch, MCP tool, page) once it settles. */
+function observeInvoke(invoke: PluginPool["invoke"], onCall: (call: HandlerCall) => void): PluginPool["invoke"] {
+  return async function observedInvoke(plugin, fn, path, input) {
+    const started = performance.now();
+    const report = (outcome: string) => onCall({ plugin: plugin.name, fn: fn.name, method: input.method, outcome, durationMs: performance.now() - started, requestId: input.requestId ?? null });
+    try {
+      const result = await invoke(plugin, fn, path, input);
+      report("ok");
+      return result;
+    } catch (error) {
+      report(error instanceof KnotError ? String(error.code) : "INTERNAL");
+      throw error;
+    }
+  };
 }
 
 function resolveAddressable(registry: PluginRegistry, plugin: string, fn: string) {

@@ -18,6 +18,11 @@ function mustWrite(ctx: HttpContext): void {
   if (!mayWrite(ctx.principal)) throw new KnotError("PERMISSION_DENIED", "permission denied: this credential may not change things");
 }
 
+/** Whose visible tool set a grant change may alter: the user, or (for a group) everyone connected. */
+function affected(subject: GrantRecord["subject"]): string[] | undefined {
+  return subject.kind === "user" ? [subject.userId] : undefined;
+}
+
 /** `user:<id>` or `group:<name>` → a grant subject. */
 export function parseSubject(text: unknown): GrantRecord["subject"] {
   if (typeof text === "string" && text.startsWith("user:") && text.length > 5) return { kind: "user", userId: text.slice(5) };
@@ -79,6 +84,7 @@ export function adminRoutes(services: Services): Route[] {
         const current = await store.groupsOf(id);
         for (const group of current) if (!wanted.includes(group)) await store.removeMembership(id, group);
         for (const group of new Set(wanted as string[])) if (!current.includes(group)) await store.addMembership(id, group);
+        services.toolsChanged([id]);
         sendJson(ctx.res, 200, { groups: await store.groupsOf(id) });
       },
     },
@@ -103,6 +109,7 @@ export function adminRoutes(services: Services): Route[] {
         const body = await ctx.json();
         const grant = { subject: parseSubject(body.subject), permission: parsePermission(body.permission) };
         await store.grant(grant);
+        services.toolsChanged(affected(grant.subject));
         sendJson(ctx.res, 201, { granted: true });
       },
     },
@@ -111,8 +118,10 @@ export function adminRoutes(services: Services): Route[] {
       async handle(ctx) {
         mustWrite(ctx);
         const q = ctx.url.searchParams;
-        const revoked = await store.revoke({ subject: parseSubject(q.get("subject")), permission: parsePermission(q.get("permission")) });
+        const subject = parseSubject(q.get("subject"));
+        const revoked = await store.revoke({ subject, permission: parsePermission(q.get("permission")) });
         if (!revoked) throw new KnotError("NOT_FOUND", "no such grant");
+        services.toolsChanged(affected(subject));
         sendJson(ctx.res, 200, { revoked: true });
       },
     },

@@ -12,10 +12,9 @@ import type { ServerResponse } from "node:http";
 import type { RunEvent } from "../../sandbox/protocol.ts";
 import { KnotError } from "../errors.ts";
 import type { Route } from "../http/router.ts";
-import { BUILTIN_PERMISSIONS, hasPermission } from "../identity/principal.ts";
 import type { Services } from "../services.ts";
-import type { UserToolParameter } from "../store/store.ts";
-import { maskedParameters, runOutcomeJson } from "../tools/run-outcome.ts";
+import { draftSource, runAudited } from "../tools/audited-run.ts";
+import { runOutcomeJson } from "../tools/run-outcome.ts";
 import type { RunSource } from "../tools/tool-runner.ts";
 
 function objectOf(value: unknown, where: string): Record<string, unknown> {
@@ -47,32 +46,15 @@ export function runStreamRoutes(services: Services): Route[] {
         source = saved;
         tool = saved.name;
       } else {
-        const draft = objectOf(body.draft, "draft");
-        if (!hasPermission(ctx.principal, BUILTIN_PERMISSIONS.toolsAuthor)) throw new KnotError("PERMISSION_DENIED", `permission denied: running drafts needs ${BUILTIN_PERMISSIONS.toolsAuthor}`);
-        if (typeof draft.code !== "string") throw new KnotError("INVALID_ARGUMENT", "draft.code is required", { where: "draft.code" });
-        source = {
-          name: typeof draft.name === "string" && draft.name !== "" ? draft.name : "draft", code: draft.code,
-          language: draft.language === "ts" ? "ts" : "js", parameters: Array.isArray(draft.parameters) ? (draft.parameters as UserToolParameter[]) : [],
-        };
+        source = draftSource(ctx.principal, objectOf(body.draft, "draft"), "draft.code");
         tool = `draft:${source.name}`;
       }
-      const abort = new AbortController();
-      ctx.res.once("close", () => {
-        if (!ctx.res.writableFinished) abort.abort();
-      });
       const send = startStream(ctx.res);
-      const masked = maskedParameters(source.parameters);
-      const started = performance.now();
-      const audit = (outcome: string, durationMs: number, result?: unknown) =>
-        services.audit.record({ principal: ctx.principal, surface: "api", tool, args, masked, outcome, durationMs, result, requestId: ctx.requestId });
       let outcome;
       try {
-        outcome = await services.runner.run(ctx.principal, source, args, {
-          signal: abort.signal, requestId: ctx.requestId, onEvent: (event: RunEvent) => send(event),
-        });
+        outcome = await runAudited(services, { principal: ctx.principal, requestId: ctx.requestId, res: ctx.res, tool, onEvent: (event: RunEvent) => send(event) }, source, args);
       } catch (error) {
         const known = error instanceof KnotError ? error : null;
-        await audit(known ? String(known.code) : "INTERNAL", performance.now() - started);
         if (!ctx.res.headersSent) throw error;
         if (!known) services.logger.error("run failed", { requestId: ctx.requestId, error });
         send({ type: "error", code: known?.code ?? "INTERNAL", message: known?.message ?? "internal error" });
@@ -80,7 +62,6 @@ export function runStreamRoutes(services: Services): Route[] {
         return;
       }
       const json = runOutcomeJson(outcome);
-      await audit(outcome.ok ? "ok" : outcome.error.code, outcome.durationMs, json.ok ? json.result : undefined);
       send({ type: "outcome", ...json });
       ctx.res.end();
     },

@@ -1,8 +1,9 @@
 import type { AuditLog } from "../../audit/audit-log.ts";
 import { KnotError } from "../../errors.ts";
-import { BUILTIN_PERMISSIONS, hasPermission, type Principal } from "../../identity/principal.ts";
+import type { Principal } from "../../identity/principal.ts";
 import type { Services } from "../../services.ts";
-import { maskedParameters, runOutcomeJson } from "../../tools/run-outcome.ts";
+import { draftSource, runAudited } from "../../tools/audited-run.ts";
+import { runOutcomeJson } from "../../tools/run-outcome.ts";
 import type { RunSource, ToolRunner } from "../../tools/tool-runner.ts";
 import type { UserToolsCatalog } from "../../tools/user-tools.ts";
 import type { UserToolRecord } from "../../store/store.ts";
@@ -43,12 +44,7 @@ export function toolRoutes(services: Services, deps: ToolRouteDeps): Route[] {
       method: "POST", path: "/api/tools/run", access: "api",
       handle: async (ctx) => {
         const body = await ctx.json();
-        if (!hasPermission(ctx.principal, BUILTIN_PERMISSIONS.toolsAuthor)) throw new KnotError("PERMISSION_DENIED", `permission denied: running drafts needs ${BUILTIN_PERMISSIONS.toolsAuthor}`);
-        if (typeof body.code !== "string") throw new KnotError("INVALID_ARGUMENT", "code is required", { where: "code" });
-        const source: RunSource = {
-          name: typeof body.name === "string" ? body.name : "draft", code: String(body.code),
-          language: body.language === "ts" ? "ts" : "js", parameters: parametersOf(body),
-        };
+        const source = draftSource(ctx.principal, body);
         await runAndAnswer(ctx, deps, source, argsOf(body), true);
       },
     },
@@ -87,30 +83,10 @@ export function toolRoutes(services: Services, deps: ToolRouteDeps): Route[] {
   ];
 }
 
-function parametersOf(body: Record<string, unknown>): RunSource["parameters"] {
-  return Array.isArray(body.parameters) ? (body.parameters as RunSource["parameters"]) : [];
-}
-
 async function runAndAnswer(ctx: HttpContext, deps: ToolRouteDeps, source: RunSource | UserToolRecord, args: Record<string, unknown>, draft: boolean): Promise<void> {
-  const started = performance.now();
-  const abort = new AbortController();
-  ctx.res.once("close", () => {
-    if (!ctx.res.writableFinished) abort.abort();
-  });
-  let outcome;
-  try {
-    outcome = await deps.runner.run(ctx.principal, source, args, { signal: abort.signal, requestId: ctx.requestId });
-  } catch (error) {
-    const code = error instanceof KnotError ? String(error.code) : "INTERNAL";
-    await deps.audit.record({ principal: ctx.principal, surface: "api", tool: draft ? `draft:${source.name}` : source.name, args, masked: maskedParameters(source.parameters), outcome: code, durationMs: performance.now() - started, requestId: ctx.requestId });
-    throw error;
-  }
-  const json = runOutcomeJson(outcome);
-  await deps.audit.record({
-    principal: ctx.principal, surface: "api", tool: draft ? `draft:${source.name}` : source.name, args, masked: maskedParameters(source.parameters),
-    outcome: outcome.ok ? "ok" : outcome.error.code, durationMs: outcome.durationMs, result: json.ok ? json.result : undefined, requestId: ctx.requestId,
-  });
-  sendJson(ctx.res, 200, json);
+  const tool = draft ? `draft:${source.name}` : source.name;
+  const outcome = await runAudited(deps, { principal: ctx.principal, requestId: ctx.requestId, res: ctx.res, tool }, source, args);
+  sendJson(ctx.res, 200, runOutcomeJson(outcome));
 }
 
 /** A tool as the API shows it; code only in single-tool answers. */

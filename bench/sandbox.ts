@@ -1,0 +1,94 @@
+/**
+ * `npm run bench` (part): the cost of the sandbox, measured against baselines in the same run.
+ *   - a trivial user tool on a cold isolate (runs back to back: each waits for a new isolate) and
+ *     on a pooled isolate (runs spaced so the worker's spare isolate is ready; fresh context each);
+ *   - the same logic as a plain function call in the host (the floor);
+ *   - one `knot:plugin.call` from a user tool vs a raw undici request from the host to the same
+ *     handler URL (the loopback's own overhead);
+ *   - runs per second with 8 concurrent runs.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { request as undiciRequest } from "undici";
+import { createApp } from "../src/app.ts";
+import { hashSecret, mintSecret } from "../src/auth/secrets.ts";
+import { DEFAULT_CONFIG, type ServerConfig } from "../src/config.ts";
+import { silentLogger } from "../src/log.ts";
+import { DEFAULT_QUOTAS } from "../src/tools/quotas.ts";
+import { fmt, percentile, timed } from "./stats.ts";
+
+const TRIVIAL = "export default (r) => r.params.n + 1;";
+const ONE_CALL = `import { call } from "knot:plugin";\nexport default async () => call("demo", "echo_word", { word: "bench" });`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function runSandboxBench(runs = 200): Promise<string[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "knot-bench-"));
+  const config: ServerConfig = {
+    ...DEFAULT_CONFIG, port: 0, database: path.join(dir, "bench.db"), pluginsDir: path.resolve(import.meta.dirname, "../examples/plugins"),
+    quotas: { ...DEFAULT_QUOTAS, userRunsPerMinute: 1e9, tokenRunsPerMinute: 1e9, userConcurrentRuns: 64, tokenConcurrentRuns: 64 },
+  };
+  const app = await createApp(config, { logger: silentLogger });
+  const { url } = await app.listen();
+  try {
+    const admin = await app.store.createUser({ name: "bench", isAdmin: true });
+    const secret = mintSecret("kt_");
+    await app.store.createToken({ userId: admin.id, name: "bench", secretHash: hashSecret(secret), scopes: null, expiresAt: null });
+    const principal = (await app.auth.principalFor(admin.id))!;
+    const run = (code: string) => app.runner.run(principal, { name: "bench", code, language: "js" }, { n: 1 }, { validated: true });
+    for (let i = 0; i < 20; i++) await run(TRIVIAL); // warm the workers
+
+    const cold: number[] = [];
+    for (let i = 0; i < runs; i++) await timed(cold, () => run(TRIVIAL));
+    const pooled: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      await sleep(25); // let the worker prepare its spare isolate
+      await timed(pooled, () => run(TRIVIAL));
+    }
+    const floor: number[] = [];
+    const plain = (request: { params: { n: number } }) => request.params.n + 1;
+    for (let i = 0; i < runs * 50; i++) await timed(floor, () => plain({ params: { n: 1 } }));
+
+    const withCall: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      await sleep(25);
+      await timed(withCall, () => run(ONE_CALL));
+    }
+    const raw: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      await timed(raw, async () => {
+        const res = await undiciRequest(`${url}/plugins/demo/echo_word?word=bench`, { headers: { authorization: `Bearer ${secret}` } });
+        await res.body.json();
+      });
+    }
+
+    const concurrentRuns = runs * 2;
+    const started = performance.now();
+    let next = 0;
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      while (next++ < concurrentRuns) await run(TRIVIAL);
+    }));
+    const perSecond = concurrentRuns / ((performance.now() - started) / 1000);
+
+    const row = (label: string, s: number[]) => `${label.padEnd(58)} p50 ${fmt(percentile(s, 50)).padStart(10)}   p99 ${fmt(percentile(s, 99)).padStart(10)}`;
+    const loopbackOverhead = percentile(withCall, 50) - percentile(pooled, 50);
+    return [
+      `sandbox (${runs} runs each; ${os.cpus().length} cores)`,
+      row("trivial user tool, cold isolate (back to back)", cold),
+      row("trivial user tool, pooled isolate (fresh context)", pooled),
+      row("baseline: same logic as a host function call", floor),
+      row("user tool making one knot:plugin.call (pooled isolate)", withCall),
+      row("baseline: raw undici request from the host, same handler", raw),
+      `  ratio cold / pooled: ${(percentile(cold, 50) / percentile(pooled, 50)).toFixed(2)}×;  pooled / host floor: ${(percentile(pooled, 50) / percentile(floor, 50)).toFixed(0)}×`,
+      `  loopback call inside a run (run with call − run without): ${fmt(loopbackOverhead)} = ${(loopbackOverhead / percentile(raw, 50)).toFixed(2)}× a raw host request`,
+      `  8 concurrent runs: ${perSecond.toFixed(0)} runs/s`,
+    ];
+  } finally {
+    await app.close();
+  }
+}
+
+if (import.meta.main) {
+  const runs = Number(process.argv[2] ?? 200);
+  for (const line of await runSandboxBench(runs)) console.log(line);
+}

@@ -1,0 +1,57 @@
+/**
+ * One user-tool run on behalf of an HTTP request, as every API surface does it: the run stops when
+ * the client goes away, and the run (or its refusal) is audited exactly once with secret and
+ * personal arguments masked.
+ */
+import type { ServerResponse } from "node:http";
+import type { RunEvent, RunOutcome } from "../../sandbox/protocol.ts";
+import type { AuditLog } from "../audit/audit-log.ts";
+import { KnotError } from "../errors.ts";
+import { BUILTIN_PERMISSIONS, hasPermission, type Principal } from "../identity/principal.ts";
+import type { UserToolParameter } from "../store/store.ts";
+import { maskedParameters, runOutcomeJson } from "./run-outcome.ts";
+import type { RunSource, ToolRunner } from "./tool-runner.ts";
+
+export interface AuditedRunRequest {
+  readonly principal: Principal;
+  readonly requestId: string;
+  /** The response whose closing before the end cancels the run. */
+  readonly res: ServerResponse;
+  /** The audit log's tool name (`draft:<name>` for unsaved code). */
+  readonly tool: string;
+  readonly onEvent?: (event: RunEvent) => void;
+}
+
+export async function runAudited(deps: { runner: ToolRunner; audit: AuditLog }, request: AuditedRunRequest, source: RunSource, args: Record<string, unknown>): Promise<RunOutcome> {
+  const abort = new AbortController();
+  request.res.once("close", () => {
+    if (!request.res.writableFinished) abort.abort();
+  });
+  const started = performance.now();
+  const audit = (outcome: string, durationMs: number, result?: unknown) => deps.audit.record({
+    principal: request.principal, surface: "api", tool: request.tool, args, masked: maskedParameters(source.parameters),
+    outcome, durationMs, result, requestId: request.requestId,
+  });
+  let outcome: RunOutcome;
+  try {
+    outcome = await deps.runner.run(request.principal, source, args, {
+      signal: abort.signal, requestId: request.requestId, ...(request.onEvent ? { onEvent: request.onEvent } : {}),
+    });
+  } catch (error) {
+    await audit(error instanceof KnotError ? String(error.code) : "INTERNAL", performance.now() - started);
+    throw error;
+  }
+  const json = runOutcomeJson(outcome);
+  await audit(outcome.ok ? "ok" : outcome.error.code, outcome.durationMs, json.ok ? json.result : undefined);
+  return outcome;
+}
+
+/** Unsaved code from the editor: `{ name?, code, language?, parameters? }`; needs the author permission. */
+export function draftSource(principal: Principal, draft: Record<string, unknown>, where = "code"): RunSource {
+  if (!hasPermission(principal, BUILTIN_PERMISSIONS.toolsAuthor)) throw new KnotError("PERMISSION_DENIED", `permission denied: running drafts needs ${BUILTIN_PERMISSIONS.toolsAuthor}`);
+  if (typeof draft.code !== "string") throw new KnotError("INVALID_ARGUMENT", `${where} is required`, { where });
+  return {
+    name: typeof draft.name === "string" && draft.name !== "" ? draft.name : "draft", code: draft.code,
+    language: draft.language === "ts" ? "ts" : "js", parameters: Array.isArray(draft.parameters) ? (draft.parameters as UserToolParameter[]) : [],
+  };
+}
