@@ -8,6 +8,7 @@ import path from "node:path";
 import { DEFAULT_RUN_LIMITS, type RunLimits } from "../sandbox/protocol.ts";
 import { DEFAULT_QUOTAS, type QuotaSettings } from "./tools/quotas.ts";
 import { KnotError } from "./errors.ts";
+import { LOG_LEVELS, type LogLevel } from "./log.ts";
 import { isPostgresUrl } from "./store/postgres/url.ts";
 import { parseToml } from "./toml.ts";
 
@@ -19,6 +20,9 @@ export interface ServerConfig {
   readonly pluginsDir: string;
   readonly maxBodyBytes: number;
   readonly handlerTimeoutMs: number;
+  /** How long a graceful shutdown (SIGTERM, app.close) waits for running calls before stopping them. */
+  readonly shutdownGraceMs: number;
+  readonly logLevel: LogLevel;
   readonly sandbox: { readonly workers: number; readonly runsPerWorker: number; readonly workerMemoryMb: number };
   readonly limits: RunLimits;
   readonly quotas: QuotaSettings;
@@ -35,6 +39,8 @@ export const DEFAULT_CONFIG: ServerConfig = Object.freeze({
   pluginsDir: "",
   maxBodyBytes: 1_048_576,
   handlerTimeoutMs: 30_000,
+  shutdownGraceMs: 10_000,
+  logLevel: "info",
   sandbox: Object.freeze({ workers: 2, runsPerWorker: 4, workerMemoryMb: 512 }),
   limits: DEFAULT_RUN_LIMITS,
   quotas: DEFAULT_QUOTAS,
@@ -45,7 +51,7 @@ export const DEFAULT_CONFIG: ServerConfig = Object.freeze({
 });
 
 const SHAPE: Record<string, Record<string, "string" | "number" | "boolean" | "string[]"> | "string" | "number"> = {
-  server: { host: "string", port: "number", database: "string", plugins_dir: "string", max_body_bytes: "number", handler_timeout_ms: "number", loopback_token_ttl_ms: "number" },
+  server: { host: "string", port: "number", database: "string", plugins_dir: "string", max_body_bytes: "number", handler_timeout_ms: "number", loopback_token_ttl_ms: "number", shutdown_grace_ms: "number", log_level: "string" },
   sandbox: { workers: "number", runs_per_worker: "number", worker_memory_mb: "number" },
   limits: { heap_mb: "number", cpu_ms: "number", wall_ms: "number", result_bytes: "number", log_bytes: "number", loopback_calls: "number" },
   mcp: { stateless: "boolean", allowed_hosts: "string[]" },
@@ -88,6 +94,8 @@ export function configFromToml(doc: Record<string, unknown>, baseDir: string): S
     maxBodyBytes: (s.max_body_bytes as number) ?? d.maxBodyBytes,
     handlerTimeoutMs: (s.handler_timeout_ms as number) ?? d.handlerTimeoutMs,
     loopbackTokenTtlMs: (s.loopback_token_ttl_ms as number) ?? d.loopbackTokenTtlMs,
+    shutdownGraceMs: (s.shutdown_grace_ms as number) ?? d.shutdownGraceMs,
+    logLevel: logLevelOf(s.log_level) ?? d.logLevel,
     sandbox: Object.freeze({ workers: (sb.workers as number) ?? d.sandbox.workers, runsPerWorker: (sb.runs_per_worker as number) ?? d.sandbox.runsPerWorker, workerMemoryMb: (sb.worker_memory_mb as number) ?? d.sandbox.workerMemoryMb }),
     limits: Object.freeze({
       heapMb: (l.heap_mb as number) ?? d.limits.heapMb, cpuMs: (l.cpu_ms as number) ?? d.limits.cpuMs, wallMs: (l.wall_ms as number) ?? d.limits.wallMs,
@@ -102,6 +110,12 @@ export function configFromToml(doc: Record<string, unknown>, baseDir: string): S
     audit: Object.freeze({ retentionDays: (a.retention_days as number) ?? d.audit.retentionDays, maskKey: (a.mask_key as string) ?? d.audit.maskKey }),
     plugins: pluginTables(doc.plugins),
   });
+}
+
+function logLevelOf(value: unknown): LogLevel | undefined {
+  if (value === undefined) return undefined;
+  if (LOG_LEVELS.includes(value as LogLevel)) return value as LogLevel;
+  throw new KnotError("CONFIG_INVALID", `config: server.log_level must be one of ${LOG_LEVELS.join(", ")}`, { where: "server.log_level" });
 }
 
 function checkSection(section: string, value: unknown, shape: Record<string, string>): void {

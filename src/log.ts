@@ -1,9 +1,17 @@
 /**
- * The host's log: one JSON object per line on stderr (or a given sink). Details that must not
- * reach callers (stacks, paths, SQL) go here and only here.
+ * The host's log: pino, one JSON object per line on stderr (or a given sink). Details that must not
+ * reach callers (stacks, paths, SQL) go here and only here; credentials never do (`authorization`,
+ * `token` and `secret` fields are redacted). This is the only file that imports pino.
+ *
+ * @example
+ *   const log = createLogger({ level: "debug" });
+ *   log.info("tool run", { requestId, tool: "weather" });
+ *   // {"level":"info","time":"2026-…","msg":"tool run","requestId":"…","tool":"weather"}
  */
+import pino from "pino";
+
 export type LogLevel = "debug" | "info" | "warn" | "error";
-const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+export const LOG_LEVELS: readonly LogLevel[] = Object.freeze(["debug", "info", "warn", "error"]);
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -13,24 +21,41 @@ export interface Logger {
   child(fields: Record<string, unknown>): Logger;
 }
 
-export function createLogger(options: { level?: LogLevel; write?: (line: string) => void; fields?: Record<string, unknown> } = {}): Logger {
-  const min = ORDER[options.level ?? "info"];
-  const write = options.write ?? ((line: string) => process.stderr.write(line + "\n"));
-  const base = options.fields ?? {};
-  const emit = (level: LogLevel) => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (ORDER[level] < min) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...base, ...fields }, errorReplacer));
-  };
-  return {
-    debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error"),
-    child: (fields) => createLogger({ ...options, fields: { ...base, ...fields } }),
-  };
+export interface LoggerOptions {
+  readonly level?: LogLevel | "silent";
+  /** Receives each line without its newline (tests, custom sinks); default: stderr. */
+  readonly write?: (line: string) => void;
+  /** Fields on every line. */
+  readonly fields?: Record<string, unknown>;
 }
 
-function errorReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack, code: (value as { code?: unknown }).code };
-  return value;
+const REDACTED_PATHS = ["authorization", "*.authorization", "token", "*.token", "secret", "*.secret"];
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const write = options.write;
+  const destination = write
+    ? { write: (chunk: string) => write(chunk.endsWith("\n") ? chunk.slice(0, -1) : chunk) }
+    : pino.destination({ dest: 2, sync: true });
+  const root = pino({
+    level: options.level ?? "info",
+    base: null,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    serializers: { error: pino.stdSerializers.err },
+    redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+  }, destination);
+  return wrap(options.fields ? root.child(options.fields) : root);
+}
+
+function wrap(log: pino.Logger): Logger {
+  return {
+    debug: (msg, fields) => log.debug(fields ?? {}, msg),
+    info: (msg, fields) => log.info(fields ?? {}, msg),
+    warn: (msg, fields) => log.warn(fields ?? {}, msg),
+    error: (msg, fields) => log.error(fields ?? {}, msg),
+    child: (fields) => wrap(log.child(fields)),
+  };
 }
 
 /** For tests and quiet CLI commands. */
-export const silentLogger: Logger = createLogger({ write: () => {} });
+export const silentLogger: Logger = createLogger({ level: "silent", write: () => {} });

@@ -32,6 +32,9 @@ function fatal(reason: string): void {
 process.on("uncaughtException", (error) => fatal(`uncaught exception: ${error.message}`));
 process.on("unhandledRejection", (error) => fatal(`unhandled rejection: ${error instanceof Error ? error.message : String(error)}`));
 process.on("disconnect", () => process.exit(0));
+// Ctrl-C in a terminal signals the whole process group: the host decides when workers stop (it
+// drains runs on shutdown, and a lost parent disconnects us), so the worker ignores it.
+process.on("SIGINT", () => {});
 
 const sources = loadGuestSources();
 const supply = createContextSupply(sources, (message) => fatal(`catastrophic isolate error: ${message}`));

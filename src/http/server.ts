@@ -9,6 +9,7 @@ import { bearerFrom, type Authenticator } from "../auth/authenticate.ts";
 import { KnotError } from "../errors.ts";
 import { effectiveIsAdmin } from "../identity/principal.ts";
 import type { Logger } from "../log.ts";
+import type { Drain } from "../lifecycle/drain.ts";
 import { assertCsrfProof, needsCsrfProof, sessionFromCookies } from "../web/session-cookie.ts";
 import { parseJsonObject, readBody } from "./body.ts";
 import { sendError } from "./respond.ts";
@@ -21,6 +22,8 @@ export interface HttpServerOptions {
   readonly maxBodyBytes: number;
   /** Handles paths the router does not own (e.g. /mcp); answers true when it took the request. */
   readonly fallback?: (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<boolean>;
+  /** Graceful shutdown: refuses requests once draining and counts those in flight. */
+  readonly drain?: Drain;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -30,8 +33,19 @@ export function createHttpServer(options: HttpServerOptions): http.Server {
     const header = req.headers["x-request-id"];
     const requestId = typeof header === "string" && REQUEST_ID.test(header) ? header : randomUUID();
     res.setHeader("x-request-id", requestId);
-    handle(options, req, res, requestId).catch((error: unknown) => fail(options.logger, res, error, requestId));
+    if (options.drain && !options.drain.admit(req)) {
+      sendError(res, new KnotError("SHUTTING_DOWN", "the server is shutting down; retry shortly"), { connection: "close" });
+      return;
+    }
+    const started = performance.now();
+    res.once("finish", () => options.logger.debug("http request", { requestId, method: req.method, path: (req.url ?? "").split("?")[0], status: res.statusCode, durationMs: Math.round(performance.now() - started) }));
+    const handled = handle(options, req, res, requestId).catch((error: unknown) => fail(options.logger, res, error, requestId));
+    options.drain?.track(req, res, handled);
   });
+  // Keep idle connections longer than clients do (undici honours the Keep-Alive hint minus 1 s),
+  // so a client never reuses a socket the server is closing at that moment.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   server.on("clientError", (_error, socket) => {
     if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
   });

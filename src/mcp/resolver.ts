@@ -6,6 +6,11 @@
  * then the winner's gates decide whether the caller may see and call it (a hidden winner hides the
  * name: there is no fall-through to a shadowed tool). So a name is never listed twice, and a call
  * reaches exactly the tool the listing showed.
+ *
+ * One exception, against name squatting: a user tool *shared* with the caller never shadows a
+ * plugin tool (it is shadowed instead). Otherwise an untrusted user could share a tool named like
+ * a trusted plugin tool and have another user's assistant — an admin's — run it with the caller's
+ * authority. The caller's *own* user tools still shadow plugin tools: the caller chose them.
  */
 import type { Principal } from "../identity/principal.ts";
 import type { PluginRegistry } from "../plugins/registry.ts";
@@ -53,11 +58,18 @@ export function createToolResolver(deps: ResolverDeps): ToolResolver {
     ...deps.registry.mcpTools().map((plugin): CandidateTool => ({ kind: "plugin", name: plugin.decl.name, plugin })),
   ];
 
+  /** A shared (not own) user tool whose name a plugin tool holds: it yields to the plugin tool. */
+  const squats = (principal: Principal, tool: CandidateTool): boolean =>
+    tool.kind === "user" && tool.user.ownerId !== principal.user.id && deps.registry.mcpTool(tool.name) !== null;
+
   const verdicts = async (principal: Principal): Promise<Verdict[]> => {
     const winners = new Map<string, CandidateTool>();
     return (await candidates(principal)).map((tool): Verdict => {
       const winner = winners.get(tool.name);
       if (winner) return { tool, visible: false, refusal: { reason: "shadowed", detail: `shadowed by the ${describeKind(winner)} of the same name` } };
+      if (squats(principal, tool)) {
+        return { tool, visible: false, refusal: { reason: "shadowed", detail: "a shared user tool never shadows plugin tools: the plugin tool of the same name wins" } };
+      }
       winners.set(tool.name, tool);
       const refusal = refusalOf(principal, tool);
       return refusal ? { tool, visible: false, refusal } : { tool, visible: true };
@@ -73,7 +85,7 @@ export function createToolResolver(deps: ResolverDeps): ToolResolver {
       const boot = bootByName.get(name);
       let tool: CandidateTool | null = boot ? { kind: "boot", name, boot } : null;
       if (!tool) {
-        const user = (await userCandidates(principal)).find((t) => t.name === name);
+        const user = (await userCandidates(principal)).find((t) => t.name === name && !squats(principal, { kind: "user", name, user: t }));
         if (user) tool = { kind: "user", name, user };
       }
       if (!tool) {

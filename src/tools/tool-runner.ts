@@ -118,7 +118,8 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
         loopback: base && minted ? { baseUrl: base, token: minted.token } : null,
         limits: deps.limits, ...(options.requestId ? { requestId: options.requestId } : {}),
       }, {
-        resolveModule: (specifier) => resolveModule(deps, principal, specifier),
+        // A saved tool's lib: imports mean what they mean to its author (see UserToolsCatalog.lib).
+        resolveModule: (specifier) => resolveModule(deps, principal, specifier, "ownerId" in source ? String(source.ownerId) : principal.user.id),
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });
@@ -128,10 +129,10 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
   }
 }
 
-async function resolveModule(deps: ToolRunnerDeps, principal: Principal, specifier: string): Promise<string | null> {
+async function resolveModule(deps: ToolRunnerDeps, principal: Principal, specifier: string, authorId: string): Promise<string | null> {
   if (specifier.startsWith("plugin:")) return deps.registry.clientModule(specifier);
   if (!specifier.startsWith("lib:")) return null;
-  const lib = await deps.catalog.lib(principal, specifier.slice("lib:".length));
+  const lib = await deps.catalog.lib(principal, specifier.slice("lib:".length), authorId);
   if (!lib) return null;
   const prepared = prepareSource(lib.code, lib.language, specifier);
   return prepared.ok ? prepared.js : null;

@@ -28,8 +28,12 @@ export interface UserToolsCatalog {
   check(principal: Principal, source: { code: string; language?: "js" | "ts"; kind?: "tool" | "lib" }): Promise<Diagnostic[]>;
   /** Active tools (kind tool) the caller may run, one per name: own before shared. */
   runnable(principal: Principal): Promise<UserToolRecord[]>;
-  /** A lib the caller may import as `lib:<name>`: own first, then shared. */
-  lib(principal: Principal, name: string): Promise<UserToolRecord | null>;
+  /**
+   * The lib `lib:<name>` means for code written by `authorId` (default: the caller), when the
+   * caller runs it: the lib the author would import (their own first, then one shared with them),
+   * and only if the caller may use that very lib — never a substitute (no lib squatting).
+   */
+  lib(principal: Principal, name: string, authorId?: string): Promise<UserToolRecord | null>;
   /** Has this caller the right to see this tool? (owner, everyone, or one of their groups) */
   visible(principal: Principal, tool: UserToolRecord): boolean;
 }
@@ -112,8 +116,11 @@ export function createUserToolsCatalog(store: Store, registry: PluginRegistry, o
         return true;
       });
     },
-    async lib(principal, name) {
-      return (await listFor(principal)).find((tool) => tool.kind === "lib" && tool.name === name && (tool.active || tool.ownerId === principal.user.id)) ?? null;
+    async lib(principal, name, authorId = principal.user.id) {
+      const usableBy = (userId: string) => (tool: UserToolRecord) => tool.kind === "lib" && tool.name === name && (tool.active || tool.ownerId === userId);
+      if (authorId === principal.user.id) return (await listFor(principal)).find(usableBy(authorId)) ?? null;
+      const authors = (await store.listUserToolsVisibleTo(authorId, await store.groupsOf(authorId))).find(usableBy(authorId));
+      return authors && visible(principal, authors) ? authors : null;
     },
   };
   return catalog;

@@ -2,7 +2,8 @@
  * Why: signing in turns a pasted API token into a web session without ever putting that token
  * in a cookie. The session is a fresh token (`kts_…`, 256 random bits, stored hashed in the
  * tokens table as "web session", expiring) with the same scopes as the token it came from, so
- * a session can never do more than the token that opened it. Signing out revokes it.
+ * a session can never do more than the token that opened it, nor outlive its expiry. Signing out
+ * revokes it. (Revoking the opening token does not end a session already opened: see docs/security.md.)
  */
 import type { IncomingMessage } from "node:http";
 import { SESSION_SECRET_PREFIX } from "../auth/authenticate.ts";
@@ -34,12 +35,17 @@ export function sessionRoutes(services: Services): Route[] {
         const principal = await services.auth.authenticate({ bearer: presented, remoteAddress: ctx.req.socket.remoteAddress, route: "api" });
         if (!principal) throw new KnotError("UNAUTHENTICATED", "that token is not valid (unknown, expired or revoked)");
         const secret = mintSecret(SESSION_SECRET_PREFIX);
-        const expiresAt = new Date(Date.now() + SESSION_TTL_MS).toISOString();
+        // Never outlive the token that opened it: the session ends at the earlier of the two expiries.
+        const parent = principal.tokenId ? await services.store.getToken(principal.tokenId) : null;
+        const ttlEnd = new Date(Date.now() + SESSION_TTL_MS).toISOString();
+        const capped = parent?.expiresAt != null && parent.expiresAt < ttlEnd;
+        const expiresAt = capped ? parent.expiresAt! : ttlEnd;
+        const maxAgeSeconds = capped ? Math.max(1, Math.floor((Date.parse(expiresAt) - Date.now()) / 1000)) : undefined;
         const session = await services.store.createToken({
           userId: principal.user.id, name: SESSION_TOKEN_NAME, secretHash: hashSecret(secret), scopes: principal.scopes, expiresAt,
         });
         const me = { ...toUserData(principal), tokenId: session.id, scopes: session.scopes, via: "session" };
-        sendJson(ctx.res, 200, { user: me, expiresAt }, { "set-cookie": sessionCookieHeader(secret, { secure: isSecure(ctx.req) }) });
+        sendJson(ctx.res, 200, { user: me, expiresAt }, { "set-cookie": sessionCookieHeader(secret, { secure: isSecure(ctx.req), ...(maxAgeSeconds === undefined ? {} : { maxAgeSeconds }) }) });
       },
     },
     {

@@ -23,11 +23,21 @@ export async function serveCommand(args: string[]): Promise<number> {
   const loaded = [...app.pool.registry.loaded.keys()];
   process.stdout.write(`knot-tools listening on ${url}\n  plugins: ${config.pluginsDir} (${loaded.join(", ") || "none"}${app.pool.registry.failed.length ? `; ${app.pool.registry.failed.length} failed` : ""})\n  database: ${isPostgresUrl(config.database) ? redactUrl(config.database) : config.database}\n`);
   if (token) process.stdout.write(`created user "admin"; its API token (shown once):\n${token}\n`);
-  const stop = () => {
-    process.stdout.write("shutting down\n");
-    app.close().then(() => process.exit(0), () => process.exit(1));
+  // The first SIGTERM/SIGINT drains (running calls finish, up to server.shutdown_grace_ms); a second one stops at once.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stdout.write(`${signal} again: stopping now\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    process.stdout.write(`shutting down (${signal}): finishing running calls for up to ${config.shutdownGraceMs} ms\n`);
+    app.close().then(() => process.exit(0), (error: unknown) => {
+      app.logger.error("shutdown failed", { error });
+      process.exit(1);
+    });
   };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
   return -1;
 }

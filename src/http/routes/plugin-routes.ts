@@ -1,14 +1,21 @@
 import { KnotError } from "../../errors.ts";
 import type { Services } from "../../services.ts";
+import { maskedParameters } from "../../tools/run-outcome.ts";
 import { queryParams } from "../body.ts";
 import { sendResult } from "../respond.ts";
 import type { Route } from "../router.ts";
 
 /**
  * `GET|POST /plugins/<name>/<fn>`: declared handlers only, as the requesting user. Params are
- * the query merged with the JSON body (the body wins; JSON types survive).
+ * the query merged with the JSON body (the body wins; JSON types survive). A handler declares no
+ * parameters of its own, so the audit row masks the names its MCP tools declare `secret` or
+ * `personal`: a password masked over MCP is masked over HTTP and the loopback too.
  */
 export function pluginRoutes(services: Services): Route[] {
+  const registry = services.pool.registry;
+  const maskedOf = (plugin: string, fn: string) => maskedParameters(
+    registry.mcpTools().filter((tool) => tool.plugin.name === plugin && tool.decl.handler === fn).flatMap((tool) => tool.decl.parameters),
+  );
   return [{
     method: ["GET", "POST", "PUT", "PATCH", "DELETE"],
     path: "/plugins/:plugin/:fn",
@@ -22,7 +29,7 @@ export function pluginRoutes(services: Services): Route[] {
       const started = performance.now();
       const audit = (outcome: string, result?: unknown) => services.audit.record({
         principal: ctx.principal, surface: ctx.principal.via === "loopback" ? "loopback" : "http", tool: `${plugin}/${fn}`,
-        args: params, outcome, durationMs: performance.now() - started, result, requestId: ctx.requestId,
+        args: params, masked: maskedOf(plugin, fn), outcome, durationMs: performance.now() - started, result, requestId: ctx.requestId,
       });
       let result;
       try {

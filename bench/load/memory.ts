@@ -1,0 +1,56 @@
+/**
+ * Resident memory of the server process and of its children (the sandbox workers), read from
+ * Linux's /proc. Elsewhere the figures are null and the report says so.
+ */
+import fs from "node:fs";
+
+export interface ProcessMemory {
+  readonly pid: number;
+  /** VmRSS: resident now, MB. */
+  readonly rssMb: number;
+  /** VmHWM: the highest resident size so far, MB. */
+  readonly peakMb: number;
+}
+
+export interface TreeMemory {
+  readonly server: ProcessMemory;
+  readonly workers: readonly ProcessMemory[];
+}
+
+function statusOf(pid: number): ProcessMemory | null {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? NaN);
+    return { pid, rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
+  } catch {
+    return null;
+  }
+}
+
+/** The direct children of `pid` (every thread's `children` file). */
+function childrenOf(pid: number): number[] {
+  try {
+    return fs.readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+      const text = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim();
+      return text === "" ? [] : text.split(/\s+/).map(Number);
+    });
+  } catch {
+    return [];
+  }
+}
+
+export function treeMemory(pid: number): TreeMemory | null {
+  const server = statusOf(pid);
+  if (!server) return null;
+  const workers = childrenOf(pid).map(statusOf).filter((m): m is ProcessMemory => m !== null);
+  return { server, workers };
+}
+
+export function formatMemory(label: string, memory: TreeMemory | null, heapUsedMb: number | null): string {
+  if (!memory) return `${label}: /proc is not readable here (memory not measured)`;
+  const workers = memory.workers.map((w) => `${w.rssMb.toFixed(0)} MB (peak ${w.peakMb.toFixed(0)})`).join(", ");
+  const total = memory.server.rssMb + memory.workers.reduce((sum, w) => sum + w.rssMb, 0);
+  const heap = heapUsedMb === null ? "" : `, JS heap after GC ${heapUsedMb.toFixed(0)} MB`;
+  return `${label}: server RSS ${memory.server.rssMb.toFixed(0)} MB (peak ${memory.server.peakMb.toFixed(0)})${heap}; `
+    + `${memory.workers.length} sandbox workers: ${workers || "none"}; total ${total.toFixed(0)} MB`;
+}

@@ -1,0 +1,61 @@
+/**
+ * Boundary: only strings cross the isolate wall. isolated-vm can hand a guest live host objects —
+ * `ExternalCopy`, `{ copy: true }` / `{ reference: true }` transfers, `Reference`s, promises that
+ * resolve host-side — and any one of them is a path from guest code to the worker's realm. This
+ * file pins down, from the source, that the worker uses none of them towards the guest: the guest
+ * gets exactly two host functions, both `Callback`s (which copy their arguments), installed on the
+ * global before the prelude runs; the worker keeps the only References (to guest functions it
+ * calls, `deliver` and `begin`) and passes them strings. And, at run time, that those two host
+ * functions are no longer on the guest global when user code runs (what they accept and answer
+ * is tried in attack-value-hooks.test.ts).
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import type { SandboxPool } from "../../sandbox/index.ts";
+import { assertHostUnharmed, assertOk, createMarker, createReadyPool, runTool, type Marker } from "./harness.ts";
+
+const workerDir = fileURLToPath(new URL("../../sandbox/worker/", import.meta.url));
+const read = (file: string) => fs.readFileSync(path.join(workerDir, file), "utf8");
+const workerFiles = () => fs.readdirSync(workerDir).filter((file) => file.endsWith(".ts"));
+
+test("the worker never hands the guest a copy, transfer or reference; host functions are Callbacks only", () => {
+  const files = workerFiles();
+  assert.ok(files.length >= 10);
+  for (const file of files) {
+    const text = read(file);
+    for (const banned of [/ExternalCopy/, /copy:\s*true/, /externalCopy/, /transferIn/, /promise:\s*true/, /\.derefInto\(/, /new\s+ivm\.Reference/, /\.setSync\(/, /\.setIgnored\(/]) {
+      assert.doesNotMatch(text, banned, `${file} must not use ${banned.source}`);
+    }
+  }
+  // The only objects placed on a guest global: two Callbacks.
+  const sets = files.flatMap((file) => [...read(file).matchAll(/global\.set\(([^\n]*)\)/g)].map((m) => `${file}: ${m[1]}`));
+  assert.equal(sets.length, 2, sets.join("\n"));
+  for (const set of sets) assert.match(set, /^fresh-context\.ts: GLOBAL_NAMES\.(emit|call), createCallback\(/);
+  // The only References: the worker's handles on guest functions it calls with strings.
+  const references = files.flatMap((file) => [...read(file).matchAll(/reference:\s*true/g)].map(() => file));
+  assert.deepEqual(references, ["fresh-context.ts", "fresh-context.ts"]);
+  // isolated-vm's constructors are reachable only through ivm.ts, which offers an isolate and a Callback.
+  assert.deepEqual([...read("ivm.ts").matchAll(/new ivm\.(\w+)/g)].map((m) => m[1]).sort(), ["Callback", "Isolate"]);
+});
+
+let pool: SandboxPool;
+let marker: Marker;
+before(async () => {
+  pool = await createReadyPool();
+  marker = createMarker();
+});
+after(() => pool.close());
+
+test("the two host functions are gone from the guest global before user code runs", async () => {
+  // The prelude captured and deleted them; the tool tries every way back to them it can name.
+  const source = `export default () => {
+    const names = ["__knot_emit", "__knot_call"];
+    const found = names.filter((n) => n in globalThis || Object.getOwnPropertyNames(globalThis).includes(n));
+    return { found, descriptor: names.map((n) => typeof Object.getOwnPropertyDescriptor(globalThis, n)) };
+  };`;
+  assert.deepEqual(assertOk(await runTool(pool, source)), { kind: "json", value: { found: [], descriptor: ["undefined", "undefined"] } });
+  await assertHostUnharmed(pool, marker);
+});
