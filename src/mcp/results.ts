@@ -28,12 +28,20 @@ export function toolResult(result: ToolResult): CallToolResult {
   }
 }
 
+export const RETRY_AFTER_META = "knot-tools/retryAfterSeconds";
+
 export function errorResult(code: string, message: string): CallToolResult {
   return { content: [{ type: "text", text: message }], isError: true, _meta: { [ERROR_CODE_META]: code } };
 }
 
 /** A thrown error as a tool failure: KnotErrors keep their code and message, anything else is INTERNAL. */
 export function thrownResult(error: unknown): CallToolResult {
+  const retryAfter = error instanceof KnotError ? error.detail.retryAfterSeconds : undefined;
+  if (error instanceof KnotError && retryAfter !== undefined) {
+    // RATE_LIMITED: the assistant is told when to try again, in the text and machine-readably.
+    const result = errorResult(String(error.code), `${error.message} (retry after ${retryAfter} s)`);
+    return { ...result, _meta: { ...result._meta, [RETRY_AFTER_META]: retryAfter } };
+  }
   if (error instanceof KnotError) return errorResult(String(error.code), error.message);
   return errorResult("INTERNAL", "internal error");
 }
