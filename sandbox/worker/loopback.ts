@@ -107,12 +107,13 @@ export async function performLoopbackCall(call: LoopbackRequest, options: Loopba
   }
 }
 
-/** The server's own `{error:{message}}`, already redacted by the server, clipped. */
+/** The server's own error answer, `{error: <message>, code}` (already redacted by the server), clipped. */
 function serverMessage(body: string): string {
   try {
-    const parsed = JSON.parse(body) as { error?: { message?: unknown } };
-    const message = parsed.error?.message;
-    return typeof message === "string" && message !== "" ? `: ${message.slice(0, 300)}` : "";
+    const parsed = JSON.parse(body) as { error?: unknown; code?: unknown };
+    const message = typeof parsed.error === "string" ? parsed.error : (parsed.error as { message?: unknown } | undefined)?.message;
+    const code = typeof parsed.code === "string" && /^[A-Z_]{1,40}$/.test(parsed.code) ? ` ${parsed.code}` : "";
+    return typeof message === "string" && message !== "" ? `${code}: ${message.slice(0, 300)}` : code;
   } catch {
     return "";
   }

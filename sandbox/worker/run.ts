@@ -125,7 +125,9 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
       target,
       requestId: job.requestId,
       signal: abort.signal,
-      timeoutMs: remainingMs,
+      // A grace past the run's own deadline: the wall clock ends the run (TOOL_TIMEOUT) and aborts
+      // this request first, so a slow handler never surfaces as a coarse HTTP timeout instead.
+      timeoutMs: remainingMs + 1_000,
       maxResponseBytes: Math.max(65_536, Math.min(16 * 1_048_576, (limits.heapMb * 1_048_576) / 4)),
     }).then((payload) => {
       if (settled || fresh === undefined) return;

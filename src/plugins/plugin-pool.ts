@@ -116,6 +116,7 @@ export function asParams(params: unknown): Record<string, unknown> {
 export function normalise(value: unknown): ToolResult {
   if (typeof value === "string") return { kind: "text", text: value };
   if (value === undefined || value === null) return { kind: "none" };
+  if (typeof value === "function" || typeof value === "symbol") throw new TypeError(`a handler returned a ${typeof value}, which is not JSON`);
   const json = JSON.stringify(value);
   if (json === undefined) return { kind: "none" };
   return { kind: "json", value: JSON.parse(json) };

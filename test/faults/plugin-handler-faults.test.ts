@@ -79,13 +79,13 @@ describe("plugin handler faults", () => {
     });
   }
 
-  it("a returned function is dropped as JSON drops it: an empty answer, not a crash", async () => {
+  it("a returned function is not JSON: handler failed, not a crash", async () => {
     const http = await request(`${t.url}/plugins/faulty/returns_function`, token);
-    assert.equal(http.status, 200);
-    assert.equal(http.body, null);
+    assert.equal(http.status, 500);
+    assert.deepEqual(http.body, { error: "handler failed", code: "HANDLER_FAILED" });
     const mcp = await client.callTool({ name: "f_returns_function", arguments: {} });
-    assert.equal(mcp.isError, undefined);
-    assert.deepEqual(mcp.content, []);
+    assert.equal(mcp.isError, true);
+    assert.equal((mcp._meta as Record<string, unknown>)[ERROR_META], "HANDLER_FAILED");
     await stillServing();
   });
 

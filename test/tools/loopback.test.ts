@@ -109,6 +109,15 @@ export default () => codes;`;
     assert.deepEqual(res.body.result, ["NOT_ADDRESSABLE", "NOT_ADDRESSABLE", "NOT_ADDRESSABLE"]);
   });
 
+  it("a failing handler's coded answer reaches the guest (code and safe message, no detail)", async () => {
+    const code = `import { call } from "knot:plugin";
+export default async () => { try { await call("probe", "boom"); } catch (e) { return { code: e.code, message: e.message }; } };`;
+    const res = await request(`${t.url}/api/tools/run`, owner.token, { method: "POST", body: JSON.stringify({ code }) });
+    assert.equal(res.body.result.code, "LOOPBACK_FAILED");
+    assert.match(res.body.result.message, /HTTP 500 HANDLER_FAILED: handler failed/);
+    assert.doesNotMatch(res.body.result.message, /passwd/);
+  });
+
   it("a scoped token narrows the run's loopback calls too", async () => {
     const user = (await t.app.store.getUserByName("granted"))!;
     const narrow = await t.token(user, { permissions: ["knot.tools.run"], write: false });
