@@ -1,22 +1,10 @@
 /** Grants of permission ids to users and groups, and the permissions a user ends up with. */
 import { KnotError } from "../../errors.ts";
-import type { GrantRecord, Store } from "../store.ts";
+import { subjectColumns, toGrant } from "../grant-rows.ts";
+import type { Store } from "../store.ts";
 import type { StoreContext } from "./context.ts";
-import type { PgRow } from "./pg-driver.ts";
 
 type GrantMethods = Pick<Store, "grant" | "revoke" | "listGrants" | "permissionsOf">;
-
-function subjectColumns(grant: GrantRecord): [kind: string, subject: string] {
-  return grant.subject.kind === "user" ? ["user", grant.subject.userId] : ["group", grant.subject.group];
-}
-
-function toGrant(row: PgRow): GrantRecord {
-  const subject =
-    row.subject_kind === "user"
-      ? Object.freeze({ kind: "user" as const, userId: String(row.subject) })
-      : Object.freeze({ kind: "group" as const, group: String(row.subject) });
-  return Object.freeze({ subject, permission: String(row.permission) });
-}
 
 export function createGrantMethods({ db }: StoreContext): GrantMethods {
   return {
