@@ -55,7 +55,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   const metrics = createMetrics();
   const runs = createPendingWork();
   const auditWrites = createPendingWork();
-  const store = await openStore({ path: config.database });
+  const store = await openStore({ path: config.database, durability: config.durability });
   const registry = await loadPlugins({ root: config.pluginsDir, runtimeVersion: RUNTIME_VERSION, pluginConfig: config.plugins });
   for (const warning of registry.warnings) logger.warn(warning);
   for (const failure of registry.failed) logger.warn("plugin failed to load", { plugin: failure.name, reason: failure.reason });

@@ -17,6 +17,8 @@ export interface ServerConfig {
   readonly port: number;
   /** The URL the sandbox's loopback calls use; defaults to http://127.0.0.1:<bound port>. */
   readonly database: string;
+  /** SQLite commit durability: "full" fsyncs every commit; "normal" is faster and survives process crashes only. */
+  readonly durability: "full" | "normal";
   readonly pluginsDir: string;
   readonly maxBodyBytes: number;
   readonly handlerTimeoutMs: number;
@@ -36,6 +38,7 @@ export const DEFAULT_CONFIG: ServerConfig = Object.freeze({
   host: "127.0.0.1",
   port: 7700,
   database: "./data/knot-tools.db",
+  durability: "full",
   pluginsDir: "",
   maxBodyBytes: 1_048_576,
   handlerTimeoutMs: 30_000,
@@ -51,7 +54,7 @@ export const DEFAULT_CONFIG: ServerConfig = Object.freeze({
 });
 
 const SHAPE: Record<string, Record<string, "string" | "number" | "boolean" | "string[]"> | "string" | "number"> = {
-  server: { host: "string", port: "number", database: "string", plugins_dir: "string", max_body_bytes: "number", handler_timeout_ms: "number", loopback_token_ttl_ms: "number", shutdown_grace_ms: "number", log_level: "string" },
+  server: { durability: "string", host: "string", port: "number", database: "string", plugins_dir: "string", max_body_bytes: "number", handler_timeout_ms: "number", loopback_token_ttl_ms: "number", shutdown_grace_ms: "number", log_level: "string" },
   sandbox: { workers: "number", runs_per_worker: "number", worker_memory_mb: "number" },
   limits: { heap_mb: "number", cpu_ms: "number", wall_ms: "number", result_bytes: "number", log_bytes: "number", loopback_calls: "number" },
   mcp: { stateless: "boolean", allowed_hosts: "string[]" },
@@ -90,6 +93,7 @@ export function configFromToml(doc: Record<string, unknown>, baseDir: string): S
     host: (s.host as string) ?? d.host,
     port: (s.port as number) ?? d.port,
     database: rel(s.database, d.database),
+    durability: durabilityOf(s.durability),
     pluginsDir: rel(s.plugins_dir, d.pluginsDir),
     maxBodyBytes: (s.max_body_bytes as number) ?? d.maxBodyBytes,
     handlerTimeoutMs: (s.handler_timeout_ms as number) ?? d.handlerTimeoutMs,
@@ -116,6 +120,12 @@ function logLevelOf(value: unknown): LogLevel | undefined {
   if (value === undefined) return undefined;
   if (LOG_LEVELS.includes(value as LogLevel)) return value as LogLevel;
   throw new KnotError("CONFIG_INVALID", `config: server.log_level must be one of ${LOG_LEVELS.join(", ")}`, { where: "server.log_level" });
+}
+
+function durabilityOf(value: unknown): ServerConfig["durability"] {
+  if (value === undefined) return DEFAULT_CONFIG.durability;
+  if (value === "full" || value === "normal") return value;
+  throw new KnotError("CONFIG_INVALID", 'config: server.durability must be "full" or "normal"', { where: "server.durability" });
 }
 
 function checkSection(section: string, value: unknown, shape: Record<string, string>): void {

@@ -14,6 +14,8 @@ export interface StoreOptions {
    * (`postgres://user:password@host:port/database`).
    */
   readonly path: string;
+  /** SQLite commit durability: "full" (default, fsync per commit) or "normal" (faster; survives process crashes). */
+  readonly durability?: "full" | "normal";
 }
 
 /**
@@ -27,5 +29,5 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const { createPostgresStore } = await import("./postgres/postgres-store.ts");
     return createPostgresStore({ url: options.path });
   }
-  return createSqliteStore({ path: options.path });
+  return createSqliteStore({ path: options.path, ...(options.durability ? { durability: options.durability } : {}) });
 }

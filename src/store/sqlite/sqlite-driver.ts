@@ -9,7 +9,9 @@
  *   That is not acceptable here: a revoked token must stay revoked, and the audit row of a tool
  *   that already changed something must not vanish. The price, measured on the development
  *   machine, is ~0.4 ms per write transaction (vs ~0.02 ms), and writes are a few per request.
- *   The pragma is per connection, not per table, so FULL applies to every write.
+ *   The pragma is per connection, not per table, so FULL applies to every write. Operators who
+ *   accept that trade for throughput set `[server] durability = "normal"` (WAL + NORMAL still
+ *   never loses a commit when only the process dies, e.g. SIGKILL).
  * - `foreign_keys=ON`, `busy_timeout=5000`: integrity, and waiting (not failing) when another
  *   process (e.g. the CLI beside a running server) holds the write lock.
  * - `defensive`: SQL cannot corrupt the file on purpose (writable_schema and friends).
@@ -43,14 +45,17 @@ export const MEMORY = ":memory:";
 const BUSY_TIMEOUT_MS = 5000;
 
 /** Opens (creating if missing, with its parent folder) the database at `path`. */
-export function openDatabase(path: string): Db {
+/** `full` fsyncs every commit (survives power loss); `normal` survives a process crash only, and is faster. */
+export type Durability = "full" | "normal";
+
+export function openDatabase(path: string, durability: Durability = "full"): Db {
   const location = path === MEMORY ? MEMORY : resolve(path);
   if (location !== MEMORY) mkdirSync(dirname(location), { recursive: true });
   const database = new DatabaseSync(location, { defensive: true, enableForeignKeyConstraints: true, timeout: BUSY_TIMEOUT_MS });
   try {
     // busy_timeout first: switching to WAL needs a lock another process may be holding.
     database.exec(
-      `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;`,
+      `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = ${durability === "normal" ? "NORMAL" : "FULL"}; PRAGMA foreign_keys = ON;`,
     );
   } catch (error) {
     database.close();

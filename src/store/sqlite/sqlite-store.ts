@@ -4,7 +4,7 @@ import { createAuditMethods } from "./audit.ts";
 import type { StoreContext } from "./context.ts";
 import { createGrantMethods } from "./grants.ts";
 import { migrate } from "./migrate.ts";
-import { openDatabase } from "./sqlite-driver.ts";
+import { openDatabase, type Durability } from "./sqlite-driver.ts";
 import { createTokenMethods } from "./tokens.ts";
 import { createUserToolMethods } from "./user-tools.ts";
 import { createUserMethods } from "./users.ts";
@@ -13,6 +13,8 @@ import { createSettingMethods } from "./settings.ts";
 export interface SqliteStoreOptions {
   /** A file path (its folder is created if missing) or ":memory:". */
   readonly path: string;
+  /** Commit durability (see sqlite-driver.ts); default "full". */
+  readonly durability?: Durability;
   /** The clock for created/updated/revoked times; defaults to the system clock. */
   readonly now?: () => Date;
 }
@@ -25,7 +27,7 @@ export interface SqliteStoreOptions {
  */
 export async function createSqliteStore(options: SqliteStoreOptions): Promise<Store> {
   const clock = options.now ?? (() => new Date());
-  const db = openDatabase(options.path);
+  const db = openDatabase(options.path, options.durability);
   const context: StoreContext = { db, now: () => clock().toISOString() };
   try {
     migrate(db, context.now);
