@@ -39,6 +39,8 @@ export interface TokenRecord {
   readonly expiresAt: string | null;
   readonly revokedAt: string | null;
   readonly lastUsedAt: string | null;
+  /** The token this one was derived from (a web session opened with it); revoking that revokes this. */
+  readonly parentId: string | null;
 }
 
 export type ToolKind = "tool" | "lib";
@@ -144,7 +146,7 @@ export interface Store {
   permissionsOf(userId: string): Promise<string[]>;
   // tokens: only the hash of a secret is ever stored
   /** NOT_FOUND for an unknown user; CONFLICT if the secret hash is already used. */
-  createToken(input: { userId: string; name: string; secretHash: string; scopes: TokenScopes | null; expiresAt: string | null }): Promise<TokenRecord>;
+  createToken(input: { userId: string; name: string; secretHash: string; scopes: TokenScopes | null; expiresAt: string | null; parentId?: string | null }): Promise<TokenRecord>;
   /** Finds expired and revoked tokens too: the caller decides. */
   findTokenByHash(secretHash: string): Promise<TokenRecord | null>;
   /** Oldest first. */

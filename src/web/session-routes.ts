@@ -43,6 +43,8 @@ export function sessionRoutes(services: Services): Route[] {
         const maxAgeSeconds = capped ? Math.max(1, Math.floor((Date.parse(expiresAt) - Date.now()) / 1000)) : undefined;
         const session = await services.store.createToken({
           userId: principal.user.id, name: SESSION_TOKEN_NAME, secretHash: hashSecret(secret), scopes: principal.scopes, expiresAt,
+          // Revoking the token that opened the session revokes the session too.
+          parentId: principal.tokenId,
         });
         const me = { ...toUserData(principal), tokenId: session.id, scopes: session.scopes, via: "session" };
         sendJson(ctx.res, 200, { user: me, expiresAt }, { "set-cookie": sessionCookieHeader(secret, { secure: isSecure(ctx.req), ...(maxAgeSeconds === undefined ? {} : { maxAgeSeconds }) }) });

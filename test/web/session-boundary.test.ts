@@ -1,6 +1,6 @@
 /**
  * Boundary: what a browser session and a narrowed credential can do. Threats: a session that
- * outlives the short-lived token it was opened with; a page on another port of the same host
+ * outlives the short-lived token it was opened with, or its revocation; a page on another port of the same host
  * (same-site for cookies, so SameSite=Strict still sends the cookie) forging changes; an admin's
  * scoped or read-only token used to manage users, grants, tokens or the audit log.
  */
@@ -36,6 +36,19 @@ test("a session never outlives the token that opened it", async () => {
   // A long-lived token still gets the ordinary 12-hour session.
   const long = await signIn(await t.token(user));
   assert.match(long.setCookie, /Max-Age=43200$/);
+});
+
+test("revoking the token that opened a session ends the session at once", async () => {
+  const { user, token } = await t.userWithToken("revoker");
+  const { cookie } = await signIn(token);
+  assert.equal((await request(`${t.url}/api/me`, null, { headers: { cookie } })).status, 200);
+  const [parent] = (await t.app.store.listTokens(user.id)).filter((r) => r.parentId === null);
+  assert.ok(parent);
+  await t.app.store.revokeToken(parent.id);
+  assert.equal((await request(`${t.url}/api/me`, null, { headers: { cookie } })).status, 401, "the session died with its token");
+  const sessions = (await t.app.store.listTokens(user.id)).filter((r) => r.parentId === parent.id);
+  assert.equal(sessions.length, 1);
+  assert.notEqual(sessions[0]!.revokedAt, null);
 });
 
 test("a page on another port of the same host cannot use the session cookie to change anything", async () => {

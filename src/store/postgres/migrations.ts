@@ -168,4 +168,12 @@ export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
       );
     `,
   },
+  {
+    version: 3,
+    name: "derived tokens",
+    sql: `
+      ALTER TABLE tokens ADD COLUMN parent_id ${text};
+      CREATE INDEX tokens_by_parent ON tokens (parent_id) WHERE parent_id IS NOT NULL;
+    `,
+  },
 ]);

@@ -11,7 +11,7 @@ import { toToken } from "./rows.ts";
 
 type TokenMethods = Pick<Store, "createToken" | "findTokenByHash" | "listTokens" | "getToken" | "revokeToken" | "touchToken">;
 
-const COLUMNS = "id, user_id, name, scopes, created_at, expires_at, revoked_at, last_used_at";
+const COLUMNS = "id, user_id, name, scopes, created_at, expires_at, revoked_at, last_used_at, parent_id";
 
 export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
   async function findOne(where: string, value: string): Promise<TokenRecord | null> {
@@ -20,11 +20,11 @@ export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
   }
 
   return {
-    async createToken({ userId, name, secretHash, scopes, expiresAt }) {
+    async createToken({ userId, name, secretHash, scopes, expiresAt, parentId = null }) {
       try {
         const { rows } = await db.query(
-          `INSERT INTO tokens (id, user_id, name, secret_hash, scopes, created_at, expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+          `INSERT INTO tokens (id, user_id, name, secret_hash, scopes, created_at, expires_at, parent_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
           [
             crypto.randomUUID(),
             userId,
@@ -33,6 +33,7 @@ export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
             scopes === null ? null : JSON.stringify({ permissions: scopes.permissions, write: scopes.write }),
             now(),
             expiresAt,
+            parentId,
           ],
         );
         return toToken(rows[0]!);
@@ -61,7 +62,9 @@ export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
     },
 
     async revokeToken(id) {
-      return (await db.query("UPDATE tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL", [now(), id])).rowCount > 0;
+      const at = now();
+      await db.query("UPDATE tokens SET revoked_at = $1 WHERE parent_id = $2 AND revoked_at IS NULL", [at, id]);
+      return (await db.query("UPDATE tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL", [at, id])).rowCount > 0;
     },
 
     async touchToken(id, at) {

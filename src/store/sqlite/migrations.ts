@@ -132,4 +132,12 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       ) STRICT;
     `,
   },
+  {
+    version: 3,
+    name: "derived tokens",
+    sql: `
+      ALTER TABLE tokens ADD COLUMN parent_id TEXT;
+      CREATE INDEX tokens_by_parent ON tokens (parent_id) WHERE parent_id IS NOT NULL;
+    `,
+  },
 ]);

@@ -46,6 +46,7 @@ export function toToken(row: SqlRow): TokenRecord {
     expiresAt: textOrNull(row, "expires_at"),
     revokedAt: textOrNull(row, "revoked_at"),
     lastUsedAt: textOrNull(row, "last_used_at"),
+    parentId: textOrNull(row, "parent_id"),
   });
 }
 

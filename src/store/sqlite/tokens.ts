@@ -11,7 +11,7 @@ import { isForeignKeyViolation, isUniqueViolation } from "./sqlite-driver.ts";
 
 type TokenMethods = Pick<Store, "createToken" | "findTokenByHash" | "listTokens" | "getToken" | "revokeToken" | "touchToken">;
 
-const COLUMNS = "id, user_id, name, scopes, created_at, expires_at, revoked_at, last_used_at";
+const COLUMNS = "id, user_id, name, scopes, created_at, expires_at, revoked_at, last_used_at, parent_id";
 
 export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
   function getToken(id: string) {
@@ -20,11 +20,11 @@ export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
   }
 
   return {
-    async createToken({ userId, name, secretHash, scopes, expiresAt }) {
+    async createToken({ userId, name, secretHash, scopes, expiresAt, parentId = null }) {
       const id = crypto.randomUUID();
       try {
         db.run(
-          "INSERT INTO tokens (id, user_id, name, secret_hash, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+          "INSERT INTO tokens (id, user_id, name, secret_hash, scopes, created_at, expires_at, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
           id,
           userId,
           name,
@@ -32,6 +32,7 @@ export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
           scopes === null ? null : JSON.stringify({ permissions: scopes.permissions, write: scopes.write }),
           now(),
           expiresAt,
+          parentId,
         );
       } catch (error) {
         if (isForeignKeyViolation(error)) throw new KnotError("NOT_FOUND", `No user with id ${userId}.`);
@@ -60,7 +61,11 @@ export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
     },
 
     async revokeToken(id) {
-      return db.run("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", now(), id).changes > 0;
+      return db.transaction(() => {
+        const at = now();
+        db.run("UPDATE tokens SET revoked_at = ? WHERE parent_id = ? AND revoked_at IS NULL", at, id);
+        return db.run("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", at, id).changes > 0;
+      });
     },
 
     async touchToken(id, at) {
