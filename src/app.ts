@@ -64,7 +64,10 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   const auth = observeAuth(createAuthenticator(store, loopbackTokens), metrics);
   const audit = observeAudit(await createAuditLog({ store, maskKey: config.audit.maskKey, logger }), metrics, auditWrites);
   const stopWorkerExitLog = logWorkerExits(logger);
-  const sandbox = createSandboxPool({ workers: config.sandbox.workers, runsPerWorker: config.sandbox.runsPerWorker, workerMemoryMb: config.sandbox.workerMemoryMb });
+  const sandbox = createSandboxPool({
+    workers: config.sandbox.workers, runsPerWorker: config.sandbox.runsPerWorker, workerMemoryMb: config.sandbox.workerMemoryMb,
+    ...(config.sandbox.recycleAfterRuns === undefined ? {} : { recycleAfterRuns: config.sandbox.recycleAfterRuns }),
+  });
   let mcp: McpSurface | null = null;
   const catalog = createUserToolsCatalog(store, registry, { onChange: (tool, previous) => mcp?.notifyToolsChanged(usersAffectedBy(tool, previous)) });
   let baseUrl: string | null = null;

@@ -23,6 +23,8 @@ export interface SandboxPoolStats {
   readonly busy: number;
   readonly queued: number;
   readonly restarts: number;
+  /** Workers retired gracefully after `recycleAfterRuns` runs (not counted as restarts). */
+  readonly recycled: number;
 }
 
 export interface SandboxPool {
@@ -39,7 +41,11 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   const slots = new Set<WorkerSlot>();
   const queue: RunTicket[] = [];
   const runIds = new Set<string>();
+  /** Runs dispatched to each worker, and workers retiring after `recycleAfterRuns`. */
+  const dispatched = new WeakMap<WorkerSlot, number>();
+  const retiring = new Set<WorkerSlot>();
   let restarts = 0;
+  let recycled = 0;
   let startFailures = 0;
   let closing = false;
 
@@ -50,9 +56,17 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
           startFailures = 0;
           pump();
         },
-        onRunDone: pump,
+        onRunDone: () => {
+          for (const slot of retiring) shutdownIfIdle(slot);
+          pump();
+        },
         onExit: (slot, requeue, hadStarted) => {
           slots.delete(slot);
+          if (retiring.delete(slot)) {
+            // A retired worker: its replacement was started when it retired.
+            queue.unshift(...requeue);
+            return pump();
+          }
           if (closing) return requeue.forEach((ticket) => ticket.fail("CANCELLED", "the sandbox pool was closed"));
           queue.unshift(...requeue);
           replaceWorker(hadStarted);
@@ -72,10 +86,25 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     setTimeout(() => closing || startWorker(), delay).unref();
   }
 
+  /** After `recycleAfterRuns` runs a worker takes no more; a replacement warms up meanwhile. */
+  function retireIfDue(slot: WorkerSlot): void {
+    const count = (dispatched.get(slot) ?? 0) + 1;
+    dispatched.set(slot, count);
+    if (count < settings.recycleAfterRuns || retiring.has(slot) || closing) return;
+    retiring.add(slot);
+    recycled += 1;
+    startWorker();
+    shutdownIfIdle(slot);
+  }
+
+  function shutdownIfIdle(slot: WorkerSlot): void {
+    if (retiring.has(slot) && slot.runs.size === 0) slot.process.shutdown();
+  }
+
   function pickSlot(): WorkerSlot | undefined {
     let best: WorkerSlot | undefined;
     for (const slot of slots) {
-      if (!slot.process.ready || slot.runs.size >= settings.runsPerWorker) continue;
+      if (!slot.process.ready || retiring.has(slot) || slot.runs.size >= settings.runsPerWorker) continue;
       if (best === undefined || slot.runs.size < best.runs.size) best = slot;
     }
     return best;
@@ -98,6 +127,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         }, deadline),
       );
       slot.process.send({ t: "run", job: ticket.job });
+      retireIfDue(slot);
     }
   }
 
@@ -166,6 +196,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       busy: [...slots].reduce((sum, slot) => sum + slot.runs.size, 0),
       queued: queue.length,
       restarts,
+      recycled,
     }),
     close,
   };

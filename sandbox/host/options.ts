@@ -17,6 +17,11 @@ export interface SandboxPoolOptions {
   readonly deadlineGraceMs?: number;
   /** How long a cancelled run may take to stop before its worker is killed. Default 1000. */
   readonly cancelGraceMs?: number;
+  /**
+   * Runs after which a worker is retired gracefully: it takes no new runs, a replacement starts,
+   * and it exits once its runs end. Bounds the slow growth of a long-lived V8 process. Default 2000.
+   */
+  readonly recycleAfterRuns?: number;
 }
 
 export interface PoolSettings {
@@ -27,9 +32,10 @@ export interface PoolSettings {
   readonly execArgv: readonly string[];
   readonly deadlineGraceMs: number;
   readonly cancelGraceMs: number;
+  readonly recycleAfterRuns: number;
 }
 
-const KNOWN = new Set(["workers", "runsPerWorker", "workerMemoryMb", "heartbeatMs", "execArgv", "deadlineGraceMs", "cancelGraceMs"]);
+const KNOWN = new Set(["workers", "runsPerWorker", "workerMemoryMb", "heartbeatMs", "execArgv", "deadlineGraceMs", "cancelGraceMs", "recycleAfterRuns"]);
 
 function integer(options: SandboxPoolOptions, name: keyof SandboxPoolOptions, fallback: number, min: number, max: number): number {
   const value = options[name] ?? fallback;
@@ -55,5 +61,6 @@ export function resolvePoolOptions(options: SandboxPoolOptions = {}): PoolSettin
     execArgv: Object.freeze(["--no-node-snapshot", "--disable-warning=ExperimentalWarning", ...execArgv]),
     deadlineGraceMs: integer(options, "deadlineGraceMs", 1_500, 100, 60_000),
     cancelGraceMs: integer(options, "cancelGraceMs", 1_000, 50, 60_000),
+    recycleAfterRuns: integer(options, "recycleAfterRuns", 2_000, 1, 1_000_000_000),
   });
 }

@@ -19,7 +19,23 @@ test("runs beyond the free slots wait in the queue and all complete", async () =
   assert.ok(stats.busy <= 2, `busy ${stats.busy}`);
   assert.ok(stats.busy + stats.queued >= 4, JSON.stringify(stats));
   for (const outcome of await Promise.all(runs)) assert.deepEqual(assertOk(outcome), { kind: "text", text: "spun" });
-  assert.deepEqual({ ...pool.stats(), restarts: 0 }, { workers: 1, busy: 0, queued: 0, restarts: 0 });
+  assert.deepEqual({ ...pool.stats(), restarts: 0 }, { workers: 1, busy: 0, queued: 0, restarts: 0, recycled: 0 });
+});
+
+test("a worker is retired gracefully after recycleAfterRuns: no run fails, a fresh worker takes over", async () => {
+  const recycling = createTestPool({ workers: 1, runsPerWorker: 2, recycleAfterRuns: 3 });
+  try {
+    const outcomes = [];
+    for (let round = 0; round < 4; round++) {
+      outcomes.push(...(await Promise.all(Array.from({ length: 3 }, () => runTool(recycling, SPIN(20))))));
+    }
+    for (const outcome of outcomes) assert.deepEqual(assertOk(outcome), { kind: "text", text: "spun" });
+    const stats = recycling.stats();
+    assert.ok(stats.recycled >= 3, JSON.stringify(stats));
+    assert.equal(stats.restarts, 0, "retiring is not a crash");
+  } finally {
+    await recycling.close();
+  }
 });
 
 test("aborting hooks.signal cancels a running run promptly, and a queued one before it starts", async () => {
