@@ -6,15 +6,9 @@
  * and the same on every call. An admin passes every check.
  */
 import { I } from "./intrinsics.ts";
-import { freshUser } from "./runtime.ts";
+import { freshUser, type GuestUserData } from "./runtime.ts";
 
-export interface User {
-  readonly id: string;
-  readonly name: string;
-  readonly isAdmin: boolean;
-  readonly groups: readonly string[];
-  readonly permissions: readonly string[];
-  readonly pluginPermissions: readonly string[];
+export interface User extends GuestUserData {
   hasPermission(id: string): boolean;
   inGroup(group: string): boolean;
 }

@@ -111,12 +111,5 @@ export interface Tool {
   mine: boolean;
 }
 
-export interface Diagnostic {
-  severity: "error" | "warning";
-  message: string;
-  line: number;
-  column: number;
-  endLine?: number;
-  endColumn?: number;
-  code: string;
-}
+/** Lint diagnostics as `/api/tools/check` answers them: the host's own type. */
+export type { Diagnostic } from "../../../client-modules/diagnostic.ts";
