@@ -82,22 +82,24 @@ export async function createAuditLog(options: { store: Store; maskKey: string | 
         requestId: clampNullable(entry.requestId, 128),
         ...clientRequestIdMember(),
       };
+      const fallbackRow: AuditEntryInput = { ...base, args: UNRECORDABLE, summary: null };
       let row: AuditEntryInput;
       try {
         row = { ...base, args: boundArgs(maskedArgs(entry, mask)), summary: summaryOf(entry.result) };
       } catch (error) {
         options.logger.error("audit row could not be built; writing the fallback row", { tool: base.tool, error });
-        row = { ...base, args: UNRECORDABLE, summary: null };
+        row = fallbackRow;
       }
       try {
         await queue.append(row);
+        if (row === fallbackRow) options.events?.fallback();
         return;
       } catch (error) {
-        if (row.args === UNRECORDABLE) return lost(error);
+        if (row === fallbackRow) return lost(error);
         options.logger.error("audit append failed; writing the fallback row", { tool: base.tool, error });
       }
       try {
-        await queue.append({ ...base, args: UNRECORDABLE, summary: null });
+        await queue.append(fallbackRow);
         options.events?.fallback();
       } catch (error) {
         lost(error);
