@@ -147,6 +147,15 @@ describe("attack: calls that leave no audit row (MCP)", () => {
     }
   });
 
+  it("arguments wide rather than deep (50,000 members) are cut with a marker, under the row cap", async () => {
+    const wide = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i]));
+    const result = await client.callTool({ name: "greet", arguments: wide });
+    assert.equal(result.isError, undefined);
+    const [row] = await rowsOf("greet");
+    assert.ok(Buffer.byteLength(canonicalJson(row)) <= MAX_AUDIT_ROW_BYTES);
+    assert.match(String((row!.args as Record<string, unknown>)["…"]), /more members/);
+  });
+
   it("a tool name of 100 KB is clamped in its row", async () => {
     await assert.rejects(client.callTool({ name: "t".repeat(100_000), arguments: {} }));
     const [row] = await t.app.store.queryAudit({ userId: alice.user.id, outcome: "UNKNOWN_TOOL", limit: 1 });
