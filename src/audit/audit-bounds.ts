@@ -54,11 +54,19 @@ export function boundArgs(args: unknown, budget = ARGS_BUDGET_BYTES): unknown {
 
 type Slot = { readonly value: unknown; readonly depth: number; readonly put: (copy: unknown) => void };
 
+/** More values than could ever fit a row's budget: past this, the rest are not even visited. */
+const MAX_VALUES = 8192;
+
 function cut(value: unknown, maxText: number, maxMembers: number): unknown {
   let root: unknown;
+  let visited = 0;
   const stack: Slot[] = [{ value, depth: 1, put: (copy) => (root = copy) }];
   while (stack.length > 0) {
     const { value: current, depth, put } = stack.pop()!;
+    visited += 1;
+    // Children are queued only while there is room, so the copy's cost stays bounded by
+    // MAX_VALUES, not by the input's size.
+    const room = Math.max(0, MAX_VALUES - visited - stack.length);
     const plain = jsonish(current);
     if (typeof plain === "string") {
       put(clampText(plain, maxText));
@@ -69,7 +77,7 @@ function cut(value: unknown, maxText: number, maxMembers: number): unknown {
     } else if (Array.isArray(plain)) {
       const copy: unknown[] = [];
       put(copy);
-      const kept = Math.min(plain.length, maxMembers);
+      const kept = Math.min(plain.length, maxMembers, room);
       for (let index = 0; index < kept; index += 1) {
         copy.push(null);
         stack.push({ value: plain[index], depth: depth + 1, put: (item) => (copy[index] = item) });
@@ -79,10 +87,11 @@ function cut(value: unknown, maxText: number, maxMembers: number): unknown {
       const copy: Record<string, unknown> = {};
       put(copy);
       const keys = Object.keys(plain);
-      for (const key of keys.slice(0, maxMembers)) {
+      const kept = Math.min(keys.length, maxMembers, room);
+      for (const key of keys.slice(0, kept)) {
         stack.push({ value: (plain as Record<string, unknown>)[key], depth: depth + 1, put: (member) => (copy[clampText(key, maxText)] = member) });
       }
-      if (keys.length > maxMembers) copy["…"] = `[${keys.length - maxMembers} more members]`;
+      if (keys.length > kept) copy["…"] = `[${keys.length - kept} more members]`;
     }
   }
   return root;
