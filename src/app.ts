@@ -62,7 +62,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   const pool = createPluginPool(registry, { deadlineMs: config.handlerTimeoutMs, logger, onCall: handlerCallObserver(metrics, logger) });
   const loopbackTokens = createLoopbackTokens();
   const auth = observeAuth(createAuthenticator(store, loopbackTokens), metrics);
-  const audit = observeAudit(await createAuditLog({ store, maskKey: config.audit.maskKey, logger }), metrics, auditWrites);
+  const audit = observeAudit(await createAuditLog({ store, maskKey: config.audit.maskKey, logger, events: { fallback: () => metrics.auditFallback(), lost: () => metrics.auditLost() } }), metrics, auditWrites);
   const stopWorkerExitLog = logWorkerExits(logger);
   const sandbox = createSandboxPool({
     workers: config.sandbox.workers, runsPerWorker: config.sandbox.runsPerWorker, workerMemoryMb: config.sandbox.workerMemoryMb,

@@ -1,12 +1,21 @@
 /**
  * The audit log of every tool and handler call (003: masked, with a summary). Values of
  * parameters marked `secret` or `personal` are replaced by a keyed hash, so equal values still
- * correlate across rows but the raw value is never stored. Rows are hash-chained by the store.
+ * correlate across rows but the raw value is never stored. Rows are hash-chained by the store,
+ * written through a group-commit queue (audit-queue.ts), and bounded in size (audit-bounds.ts).
+ *
+ * A call must never go unaudited: if its row cannot be written as it is, a fallback row (tool,
+ * user, outcome, `args: "[unrecordable]"`) is written instead, and both cases are counted.
  */
 import { createHmac, randomBytes } from "node:crypto";
+import { currentRequestScope } from "../http/request-scope.ts";
 import type { Principal } from "../identity/principal.ts";
 import type { Logger } from "../log.ts";
+import { canonicalJson } from "../store/audit-hash.ts";
 import type { AuditEntryInput, Store } from "../store/store.ts";
+import { assertJsonDepth } from "../validation/json-depth.ts";
+import { boundArgs, clampNullable, clampText } from "./audit-bounds.ts";
+import { createAuditQueue } from "./audit-queue.ts";
 
 export interface AuditRecord {
   readonly principal: Principal | null;
@@ -15,6 +24,12 @@ export interface AuditRecord {
   readonly args: Readonly<Record<string, unknown>>;
   /** Argument names whose values must be masked. */
   readonly masked?: ReadonlySet<string> | readonly string[];
+  /**
+   * Members of an object argument to mask, by the argument's name: the names, or "*" for every
+   * member (execute_tool's `arguments`, masked by the target tool's flags). A value under such an
+   * argument that is not an object is masked whole.
+   */
+  readonly maskedWithin?: Readonly<Record<string, readonly string[] | "*">>;
   /** "ok" or an error code. */
   readonly outcome: string;
   readonly durationMs: number;
@@ -26,47 +41,121 @@ export interface AuditRecord {
 }
 
 export interface AuditLog {
-  /** Appends one row; never throws (a failure is logged), so auditing cannot break a call. */
+  /**
+   * Appends one row and resolves once it is committed; never throws (a failure writes the
+   * fallback row, or is logged), so auditing cannot break a call.
+   */
   record(entry: AuditRecord): Promise<void>;
   mask(value: unknown): string;
+  /** Resolves when every row recorded so far is committed. */
+  flushed(): Promise<void>;
+}
+
+/** What the audit log tells metrics about rows it could not write as given. */
+export interface AuditLogEvents {
+  /** A fallback `[unrecordable]` row was written in place of the real one. */
+  fallback(): void;
+  /** Not even the fallback row could be written. */
+  lost(): void;
 }
 
 export const MASK_PREFIX = "masked:";
+export const UNRECORDABLE = "[unrecordable]";
 
-export async function createAuditLog(options: { store: Store; maskKey: string | null; logger: Logger }): Promise<AuditLog> {
+export async function createAuditLog(options: { store: Store; maskKey: string | null; logger: Logger; events?: AuditLogEvents }): Promise<AuditLog> {
   const key = options.maskKey ?? (await options.store.getOrCreateSetting("audit.mask_key", () => randomBytes(32).toString("base64url")));
-  const mask = (value: unknown) => MASK_PREFIX + createHmac("sha256", key).update(JSON.stringify(value) ?? "undefined").digest("base64url").slice(0, 22);
+  const mask = (value: unknown) => MASK_PREFIX + createHmac("sha256", key).update(stableText(value)).digest("base64url").slice(0, 22);
+  const queue = createAuditQueue(options.store);
   return {
     mask,
+    flushed: () => queue.flushed(),
     async record(entry) {
-      const masked = new Set(entry.masked ?? []);
-      const args = Object.fromEntries(Object.entries(entry.args).map(([name, value]) => [name, masked.has(name) ? mask(value) : value]));
+      const base = {
+        at: new Date().toISOString(),
+        userId: entry.principal?.user.id ?? null,
+        tokenId: entry.principal?.tokenId ?? null,
+        client: clampNullable(entry.client),
+        surface: entry.surface,
+        tool: clampText(entry.tool),
+        outcome: clampText(entry.outcome, 64),
+        durationMs: Math.round(entry.durationMs * 1000) / 1000,
+        requestId: clampNullable(entry.requestId, 128),
+        ...clientRequestIdMember(),
+      };
+      const fallbackRow: AuditEntryInput = { ...base, args: UNRECORDABLE, summary: null };
+      let row: AuditEntryInput;
       try {
-        await options.store.appendAudit({
-          at: new Date().toISOString(),
-          userId: entry.principal?.user.id ?? null,
-          tokenId: entry.principal?.tokenId ?? null,
-          client: entry.client ?? null,
-          surface: entry.surface,
-          tool: entry.tool,
-          args,
-          outcome: entry.outcome,
-          durationMs: Math.round(entry.durationMs * 1000) / 1000,
-          summary: summaryOf(entry.result),
-          requestId: entry.requestId ?? null,
-        });
+        row = { ...base, args: boundArgs(maskedArgs(entry, mask)), summary: summaryOf(entry.result) };
       } catch (error) {
-        options.logger.error("audit append failed", { tool: entry.tool, error });
+        options.logger.error("audit row could not be built; writing the fallback row", { tool: base.tool, error });
+        row = fallbackRow;
+      }
+      try {
+        await queue.append(row);
+        if (row === fallbackRow) options.events?.fallback();
+        return;
+      } catch (error) {
+        if (row === fallbackRow) return lost(error);
+        options.logger.error("audit append failed; writing the fallback row", { tool: base.tool, error });
+      }
+      try {
+        await queue.append(fallbackRow);
+        options.events?.fallback();
+      } catch (error) {
+        lost(error);
+      }
+      function lost(error: unknown) {
+        options.events?.lost();
+        options.logger.error("audit append failed, fallback row included", { tool: base.tool, error });
       }
     },
   };
 }
 
+function maskedArgs(entry: AuditRecord, mask: (value: unknown) => string): Record<string, unknown> {
+  const masked = new Set(entry.masked ?? []);
+  const within = entry.maskedWithin ?? {};
+  return Object.fromEntries(Object.entries(entry.args).map(([name, value]) => {
+    if (masked.has(name)) return [name, mask(value)];
+    const inner = within[name];
+    if (inner === undefined) return [name, value];
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return [name, mask(value)];
+    const names = inner === "*" ? null : new Set(inner);
+    return [name, Object.fromEntries(Object.entries(value).map(([k, v]) => [k, names === null || names.has(k) ? mask(v) : v]))];
+  }));
+}
+
+/** The client's own `x-request-id`, when the request carried one (kept apart from the server's id). */
+function clientRequestIdMember(): { clientRequestId?: string } {
+  const id = currentRequestScope()?.clientRequestId;
+  return id ? { clientRequestId: id } : {};
+}
+
+/** What the mask hashes: JSON text as before; canonical JSON when JSON.stringify cannot (too deep, a BigInt). */
+function stableText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "undefined";
+  } catch {
+    try {
+      return canonicalJson(value);
+    } catch {
+      return String(typeof value);
+    }
+  }
+}
+
 function summaryOf(result: unknown): string | null {
   if (result && typeof result === "object" && !Array.isArray(result)) {
     const summary = (result as Record<string, unknown>).summary;
-    if (typeof summary === "string") return summary.slice(0, 500);
-    if (summary !== undefined && summary !== null) return JSON.stringify(summary).slice(0, 500);
+    if (typeof summary === "string") return summary.slice(0, 500).toWellFormed();
+    if (summary === undefined || summary === null) return null;
+    // A result's summary is outside input too: the same depth rule, recorded rather than thrown.
+    try {
+      assertJsonDepth(summary, "the result's summary");
+    } catch (error) {
+      return `[INVALID_ARGUMENT: ${(error as Error).message}]`;
+    }
+    return canonicalJson(boundArgs(summary, 2048)).slice(0, 500).toWellFormed();
   }
   return null;
 }

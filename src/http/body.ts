@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { KnotError } from "../errors.ts";
+import { assertJsonDepth } from "../validation/json-depth.ts";
 
 /** Reads the whole body, refusing (413) as soon as it passes `maxBytes`, without buffering more. */
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
@@ -31,12 +32,14 @@ export function parseJsonObject(body: Buffer): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new KnotError("BAD_REQUEST", "request body must be a JSON object");
   }
+  assertJsonDepth(value, "the request body");
   return value as Record<string, unknown>;
 }
 
 /**
  * Query parameters as params: repeated keys become lists. A `params` key holding a JSON object is
- * expanded, so a GET can carry typed params (the loopback's GET calls use it).
+ * expanded, so a GET can carry typed params (the loopback's GET calls use it); it is held to the
+ * same nesting limit as a body (INVALID_ARGUMENT).
  */
 export function queryParams(search: URLSearchParams): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -49,10 +52,12 @@ export function queryParams(search: URLSearchParams): Record<string, unknown> {
     try {
       const parsed = JSON.parse(packed) as unknown;
       if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
+        assertJsonDepth(parsed, "the params query parameter");
         delete out.params;
         Object.assign(out, parsed);
       }
-    } catch {
+    } catch (error) {
+      if (error instanceof KnotError) throw error;
       // not JSON: keep it as the plain string parameter it is
     }
   }

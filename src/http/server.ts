@@ -12,6 +12,7 @@ import type { Logger } from "../log.ts";
 import type { Drain } from "../lifecycle/drain.ts";
 import { assertCsrfProof, needsCsrfProof, sessionFromCookies } from "../web/session-cookie.ts";
 import { parseJsonObject, readBody } from "./body.ts";
+import { runInRequestScope } from "./request-scope.ts";
 import { sendError } from "./respond.ts";
 import type { PublicContext, Route, Router } from "./router.ts";
 
@@ -30,16 +31,19 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export function createHttpServer(options: HttpServerOptions): http.Server {
   const server = http.createServer((req, res) => {
+    // Always the server's own id: a client's x-request-id is kept apart (clientRequestId), never
+    // adopted, so two callers cannot share the id their audit rows are found by.
     const header = req.headers["x-request-id"];
-    const requestId = typeof header === "string" && REQUEST_ID.test(header) ? header : randomUUID();
-    res.setHeader("x-request-id", requestId);
+    const ids: RequestIds = { requestId: randomUUID(), clientRequestId: typeof header === "string" && REQUEST_ID.test(header) ? header : null };
+    res.setHeader("x-request-id", ids.requestId);
     if (options.drain && !options.drain.admit(req)) {
       sendError(res, new KnotError("SHUTTING_DOWN", "the server is shutting down; retry shortly"), { connection: "close" });
       return;
     }
     const started = performance.now();
-    res.once("finish", () => options.logger.debug("http request", { requestId, method: req.method, path: (req.url ?? "").split("?")[0], status: res.statusCode, durationMs: Math.round(performance.now() - started) }));
-    const handled = handle(options, req, res, requestId).catch((error: unknown) => fail(options.logger, res, error, requestId));
+    res.once("finish", () => options.logger.debug("http request", { requestId: ids.requestId, method: req.method, path: (req.url ?? "").split("?")[0], status: res.statusCode, durationMs: Math.round(performance.now() - started) }));
+    const handled = runInRequestScope(ids, () => handle(options, req, res, ids))
+      .catch((error: unknown) => fail(options.logger, res, error, ids.requestId));
     options.drain?.track(req, res, handled);
   });
   // Keep idle connections longer than clients do (undici honours the Keep-Alive hint minus 1 s),
@@ -52,9 +56,15 @@ export function createHttpServer(options: HttpServerOptions): http.Server {
   return server;
 }
 
-async function handle(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+/** The request's ids; the route sees them after authentication (see adoptRunRequestId). */
+interface RequestIds {
+  requestId: string;
+  clientRequestId: string | null;
+}
+
+async function handle(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse, ids: RequestIds): Promise<void> {
   const url = requestUrl(req.url);
-  if (options.fallback && (await options.fallback(req, res, requestId))) return;
+  if (options.fallback && (await options.fallback(req, res, ids.requestId))) return;
   const method = req.method ?? "GET";
   const matched = options.router.match(method === "HEAD" ? "GET" : method, url.pathname);
   if (!matched) throw new KnotError("NOT_FOUND", `no route for ${url.pathname}`);
@@ -63,7 +73,7 @@ async function handle(options: HttpServerOptions, req: IncomingMessage, res: Ser
     throw new KnotError("BAD_REQUEST", `method ${method} is not allowed on ${url.pathname}`);
   }
   const base: PublicContext = {
-    req, res, url, params: matched.params, requestId,
+    req, res, url, params: matched.params, requestId: ids.requestId,
     json: async () => parseJsonObject(await readBody(req, options.maxBodyBytes)),
   };
   const route: Route = matched.route;
@@ -77,8 +87,20 @@ async function handle(options: HttpServerOptions, req: IncomingMessage, res: Ser
     throw new KnotError("UNAUTHENTICATED", session ? "your session has ended: sign in again" : "a valid bearer token is required");
   }
   if (principal.via === "session" && needsCsrfProof(method, route.access)) assertCsrfProof(req.headers);
+  if (principal.via === "loopback") adoptRunRequestId(ids, res);
   if (route.admin && !effectiveIsAdmin(principal)) throw new KnotError("PERMISSION_DENIED", "permission denied: admins only");
-  return route.handle({ ...base, principal });
+  return route.handle({ ...base, requestId: ids.requestId, principal });
+}
+
+/**
+ * A loopback call is made by the sandbox worker, which sends the id of the run it serves (the
+ * server minted it); only the run's own token reaches here, so it is not a client's claim.
+ */
+function adoptRunRequestId(ids: RequestIds, res: ServerResponse): void {
+  if (ids.clientRequestId === null) return;
+  ids.requestId = ids.clientRequestId;
+  ids.clientRequestId = null;
+  res.setHeader("x-request-id", ids.requestId);
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Logger } from "../log.ts";
 import type { PluginPool } from "../plugins/plugin-pool.ts";
 import { maskedParameters } from "../tools/run-outcome.ts";
 import type { ToolRunner } from "../tools/tool-runner.ts";
+import { assertJsonDepth } from "../validation/json-depth.ts";
 import { validateArguments } from "../validation/json-schema.ts";
 import type { ToolResolver } from "./resolver.ts";
 import { ERROR_CODE_META, thrownResult } from "./results.ts";
@@ -34,8 +35,9 @@ export function createCallTool(deps: CallDeps): CallToolFn {
   return async function callTool(ctx, name, rawArgs) {
     const started = performance.now();
     const given = isObject(rawArgs) ? rawArgs : {};
+    let maskedWithin: Record<string, readonly string[] | "*"> | undefined;
     const audit = (outcome: string, args: Record<string, unknown>, masked: readonly string[], result?: unknown) => deps.audit.record({
-      principal: ctx.principal, surface: "mcp", tool: name, args, masked, outcome,
+      principal: ctx.principal, surface: "mcp", tool: name, args, masked, ...(maskedWithin ? { maskedWithin } : {}), outcome,
       durationMs: performance.now() - started, result, requestId: ctx.requestId, client: ctx.client,
     });
 
@@ -48,9 +50,11 @@ export function createCallTool(deps: CallDeps): CallToolFn {
     }
     const tool = found.tool;
     const masked = maskedOf(tool);
+    if (tool.kind === "boot" && tool.name === "execute_tool") maskedWithin = { arguments: await targetMasked(deps, ctx, given.name) };
     let args: Record<string, unknown>;
     try {
       if (rawArgs !== undefined && rawArgs !== null && !isObject(rawArgs)) throw new KnotError("INVALID_ARGUMENT", `arguments of "${name}" must be an object`);
+      assertJsonDepth(given, `arguments of "${name}"`);
       args = validateArguments(schemaOf(deps, tool), given, name);
     } catch (error) {
       const known = error instanceof KnotError ? error : new KnotError("INVALID_ARGUMENT", `arguments of "${name}" are invalid`);
@@ -91,6 +95,15 @@ function maskedOf(tool: CandidateTool): string[] {
     case "user": return maskedParameters(tool.user.parameters);
     case "plugin": return maskedParameters(tool.plugin.decl.parameters);
   }
+}
+
+/**
+ * execute_tool declares no secret parameters of its own: its `arguments` are masked by the flags
+ * of the tool it names, and wholly when that tool is unknown or hidden from the caller.
+ */
+async function targetMasked(deps: CallDeps, ctx: CallContext, name: unknown): Promise<readonly string[] | "*"> {
+  const target = typeof name === "string" ? await deps.resolver.resolve(ctx.principal, name) : null;
+  return target?.tool ? maskedOf(target.tool) : "*";
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

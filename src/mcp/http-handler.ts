@@ -12,7 +12,8 @@ import type { AuditLog } from "../audit/audit-log.ts";
 import { bearerFrom, type Authenticator } from "../auth/authenticate.ts";
 import type { Principal } from "../identity/principal.ts";
 import type { HostCheck } from "./host-check.ts";
-import { auditRefusedCalls, isInitialize, readJsonRpc, rpcError, UNREADABLE } from "./http-replies.ts";
+import { auditRefusedCalls, isInitialize, rpcError, UNREADABLE } from "./http-replies.ts";
+import { readLimitedMcpBody } from "./request-limits.ts";
 import { StreamableHTTPServerTransport, type AuthInfo, type Server } from "./sdk.ts";
 import type { SessionRegistry } from "./sessions.ts";
 import { mcpRefusal } from "./tool-gates.ts";
@@ -51,7 +52,7 @@ export function createMcpHttpHandler(deps: HttpHandlerDeps): McpHttpHandler {
       rpcError(res, 401, "UNAUTHENTICATED", "a valid bearer token is required", { "www-authenticate": 'Bearer realm="knot-tools"' });
       return true;
     }
-    const body = req.method === "POST" ? await readJsonRpc(req, res, deps.maxBodyBytes) : undefined;
+    const body = req.method === "POST" ? await readLimitedMcpBody(req, res, deps.maxBodyBytes) : undefined;
     if (body === UNREADABLE) return true;
     const refused = mcpRefusal(principal);
     if (refused) {

@@ -1,5 +1,6 @@
 /** Small pieces of the /mcp HTTP handler: JSON-RPC error answers, body reading, auditing refusals. */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { clampText } from "../audit/audit-bounds.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import { KnotError } from "../errors.ts";
 import { readBody } from "../http/body.ts";
@@ -45,16 +46,22 @@ export function isInitialize(body: unknown): boolean {
 }
 
 /**
- * Audits the tool calls in a request refused before it reached the SDK. All argument values are
- * masked: the caller was not allowed to learn which of them the tool declares secret.
+ * Audits the tool calls in a request refused before it reached the SDK: one row per request, never
+ * one per message, so a refused batch cannot flood the log. All argument values are masked: the
+ * caller was not allowed to learn which of them the tool declares secret.
  */
 export async function auditRefusedCalls(audit: AuditLog, principal: Principal, body: unknown, outcome: string, requestId: string): Promise<void> {
-  for (const message of messages(body)) {
-    if (message.method !== "tools/call") continue;
-    const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>;
-    const args = typeof params.arguments === "object" && params.arguments !== null && !Array.isArray(params.arguments) ? params.arguments as Record<string, unknown> : {};
-    await audit.record({
-      principal, surface: "mcp", tool: String(params.name ?? ""), args, masked: Object.keys(args), outcome, durationMs: 0, requestId,
-    });
+  const calls = messages(body).filter((message) => message.method === "tools/call").map((message) =>
+    (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>);
+  if (calls.length === 0) return;
+  if (calls.length > 1) {
+    const tools = calls.slice(0, 8).map((params) => clampText(String(params.name ?? "")));
+    await audit.record({ principal, surface: "mcp", tool: "[batch]", args: { calls: calls.length, tools }, outcome, durationMs: 0, requestId });
+    return;
   }
+  const params = calls[0]!;
+  const args = typeof params.arguments === "object" && params.arguments !== null && !Array.isArray(params.arguments) ? params.arguments as Record<string, unknown> : {};
+  await audit.record({
+    principal, surface: "mcp", tool: String(params.name ?? ""), args, masked: Object.keys(args), outcome, durationMs: 0, requestId,
+  });
 }

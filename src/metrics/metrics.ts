@@ -34,6 +34,10 @@ export interface Metrics {
   handlerCall(plugin: string, outcome: string, durationMs: number): void;
   /** A credential was refused (HTTP 401) on a route of this class. */
   authRefused(routeClass: string): void;
+  /** An audit row could not be written as given: a `[unrecordable]` fallback row stands in for it. */
+  auditFallback(): void;
+  /** Not even the fallback row could be written (the store is failing). */
+  auditLost(): void;
   render(): Promise<string>;
 }
 
@@ -67,6 +71,9 @@ export function createMetrics(): Metrics {
   const loopback = new Counter({ name: "knot_loopback_calls_total", help: "Plugin handler calls from user tools over the loopback, by outcome", labelNames: ["outcome"], registers });
   const handlers = new Counter({ name: "knot_plugin_handler_calls_total", help: "Plugin handler invocations by plugin and outcome", labelNames: ["plugin", "outcome"], registers });
   const handlerSeconds = new Histogram({ name: "knot_plugin_handler_duration_seconds", help: "Duration of plugin handler invocations", labelNames: ["plugin"], buckets: DURATION_BUCKETS, registers });
+
+  const auditFallbacks = new Counter({ name: "knot_audit_fallback_rows_total", help: "Audit rows written as [unrecordable] fallbacks because the real row could not be stored", registers });
+  const auditLost = new Counter({ name: "knot_audit_rows_lost_total", help: "Audited calls whose row, fallback included, could not be stored", registers });
 
   const gauge = (name: string, help: string, read: (s: MetricSources) => number) => new Gauge({
     name, help, registers,
@@ -118,6 +125,8 @@ export function createMetrics(): Metrics {
     authRefused(routeClass) {
       denials.inc({ code: "UNAUTHENTICATED", surface: ROUTE_SURFACE[routeClass] ?? "http" });
     },
+    auditFallback: () => auditFallbacks.inc(),
+    auditLost: () => auditLost.inc(),
     render: () => registry.metrics(),
   };
 }

@@ -9,8 +9,10 @@
  *
  * Recipe (stable; a change needs a new chain version):
  *   hash = sha256_hex(prevHash + "\n" + canonicalJson({ seq, at, userId, tokenId, client, surface,
- *                                                      tool, args, outcome, durationMs, summary, requestId }))
- * where canonicalJson sorts object keys (by UTF-16 code units), has no whitespace, writes strings
+ *                                                      tool, args, outcome, durationMs, summary, requestId,
+ *                                                      clientRequestId }))
+ * where clientRequestId is left out (undefined) unless the client sent an `x-request-id`, and
+ * canonicalJson sorts object keys (by UTF-16 code units), has no whitespace, writes strings
  * and numbers as JSON.stringify does, leaves out object members whose value is undefined, a
  * function or a symbol, and writes such values as null elsewhere. The first row ever has
  * prevHash = 64 zeros. After pruning, the first remaining row's prevHash is trusted as the anchor.
@@ -22,20 +24,58 @@ export const GENESIS_HASH = "0".repeat(64);
 
 export type AuditEntryWithSeq = AuditEntryInput & { readonly seq: number };
 
-/** Deterministic JSON: object keys sorted, no whitespace. */
+/** A piece of output still to write: literal text, or a value to serialise. */
+type Pending = { readonly text: string } | { readonly value: unknown; readonly toJsonCalls: number };
+
+/** How many `toJSON` results may themselves have a `toJSON` before the value is refused. */
+const MAX_TO_JSON_CHAIN = 64;
+
+/**
+ * Deterministic JSON: object keys sorted, no whitespace. Iterative (an explicit stack, not
+ * recursion), so a value nested any depth cannot overflow the call stack; the output is the same
+ * as the recursive definition in the recipe above.
+ */
 export function canonicalJson(value: unknown): string {
-  if (value !== null && typeof value === "object") {
-    const withToJson = value as { toJSON?: () => unknown };
-    if (typeof withToJson.toJSON === "function") return canonicalJson(withToJson.toJSON());
-    if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(",")}]`;
-    const record = value as Record<string, unknown>;
-    const members = Object.keys(record)
-      .sort()
-      .filter((key) => isJsonValue(record[key]))
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`);
-    return `{${members.join(",")}}`;
+  const out: string[] = [];
+  const stack: Pending[] = [{ value, toJsonCalls: 0 }];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    if ("text" in next) {
+      out.push(next.text);
+      continue;
+    }
+    const current = next.value;
+    if (current === null || typeof current !== "object") {
+      out.push(isJsonValue(current) ? (JSON.stringify(current) as string) : "null");
+      continue;
+    }
+    const withToJson = current as { toJSON?: () => unknown };
+    if (typeof withToJson.toJSON === "function") {
+      if (next.toJsonCalls >= MAX_TO_JSON_CHAIN) throw new TypeError("canonicalJson: toJSON results nest too deep");
+      stack.push({ value: withToJson.toJSON(), toJsonCalls: next.toJsonCalls + 1 });
+      continue;
+    }
+    // Pushed in reverse: the stack pops the opening bracket first.
+    if (Array.isArray(current)) {
+      stack.push({ text: "]" });
+      for (let index = current.length - 1; index >= 0; index -= 1) {
+        stack.push({ value: current[index], toJsonCalls: 0 });
+        if (index > 0) stack.push({ text: "," });
+      }
+      stack.push({ text: "[" });
+      continue;
+    }
+    const record = current as Record<string, unknown>;
+    const keys = Object.keys(record).sort().filter((key) => isJsonValue(record[key]));
+    stack.push({ text: "}" });
+    for (let index = keys.length - 1; index >= 0; index -= 1) {
+      const key = keys[index]!;
+      stack.push({ value: record[key], toJsonCalls: 0 });
+      stack.push({ text: `${index > 0 ? "," : ""}${JSON.stringify(key)}:` });
+    }
+    stack.push({ text: "{" });
   }
-  return isJsonValue(value) ? (JSON.stringify(value) as string) : "null";
+  return out.join("");
 }
 
 /** Whether JSON.stringify keeps the value (as a member of an object) rather than dropping it. */
@@ -58,6 +98,9 @@ function hashedFields(entry: AuditEntryWithSeq): Record<string, unknown> {
     durationMs: entry.durationMs,
     summary: entry.summary,
     requestId: entry.requestId,
+    // Absent (not null) when the client sent no id: canonical JSON then leaves it out, so rows
+    // from before this field existed hash exactly as they did.
+    clientRequestId: entry.clientRequestId ?? undefined,
   };
 }
 

@@ -99,7 +99,10 @@ export interface AuditEntryInput {
   readonly outcome: string; // "ok" or an error code
   readonly durationMs: number;
   readonly summary: string | null;
+  /** The server's own id of the request. */
   readonly requestId: string | null;
+  /** The `x-request-id` the client sent, if any (hashed only when present, so older rows keep their hashes). */
+  readonly clientRequestId?: string | null;
 }
 
 export interface AuditEntry extends AuditEntryInput {
@@ -174,6 +177,8 @@ export interface Store {
   getUserToolVersion(id: string, version: number): Promise<UserToolVersion | null>;
   // audit: append-only, hash-chained
   appendAudit(entry: AuditEntryInput): Promise<AuditEntry>;
+  /** Appends rows in order in one transaction (one commit): all of them, or none when it throws. */
+  appendAuditBatch(entries: readonly AuditEntryInput[]): Promise<AuditEntry[]>;
   /** Newest first; `since` inclusive, `until` exclusive; `limit` defaults to 100, at most 1000. */
   queryAudit(query: AuditQuery): Promise<AuditEntry[]>;
   /** All rows in order, for chain verification. */

@@ -31,10 +31,10 @@ describe("the request id follows a call into the plugin handler", () => {
   }
 
   it("MCP tools/call → sandbox run → loopback → handler failure, one id throughout", async () => {
-    const id = "mcp-trace-0001";
+    const clientId = "mcp-trace-0001";
     const client = new Client({ name: "trace-test", version: "1.0.0" }, { capabilities: {} });
     const transport = new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${alice.token}`, "x-request-id": id } },
+      requestInit: { headers: { authorization: `Bearer ${alice.token}`, "x-request-id": clientId } },
     });
     await client.connect(transport);
     try {
@@ -43,6 +43,11 @@ describe("the request id follows a call into the plugin handler", () => {
     } finally {
       await client.close();
     }
+    // The server never adopts a client's id: it mints its own and keeps the client's beside it.
+    const mcpRow = (await t.app.store.queryAudit({ tool: "calls_boom", limit: 10 })).find((r) => r.clientRequestId === clientId);
+    assert.equal(mcpRow?.surface, "mcp");
+    const id = mcpRow!.requestId!;
+    assert.match(id, /^[0-9a-f-]{36}$/, "the server's own id");
     assert.equal(withId(id, "tool run").length, 1, "the sandbox run is logged with the id");
     assert.equal(withId(id, "tool run")[0]!.outcome, "LOOPBACK_FAILED");
     const failure = withId(id, "plugin handler failed");
@@ -56,8 +61,26 @@ describe("the request id follows a call into the plugin handler", () => {
     assert.ok(row, "the loopback call's audit row carries the id");
     assert.equal(row.surface, "loopback");
     assert.equal(row.outcome, "HANDLER_FAILED");
-    const mcpRow = (await t.app.store.queryAudit({ tool: "calls_boom", limit: 10 })).find((r) => r.requestId === id);
-    assert.equal(mcpRow?.surface, "mcp");
+    assert.equal(row.clientRequestId, undefined, "the loopback's id is the run's, not a client's");
+  });
+
+  it("a client's x-request-id is kept as clientRequestId and never becomes the request id", async () => {
+    const shared = "same-id-for-two-users";
+    const bob = await t.userWithToken("bob", { grants: ["knot.tools.author"] });
+    const ids: string[] = [];
+    for (const token of [alice.token, bob.token]) {
+      const res = await fetch(`${t.url}/api/tools/run`, {
+        method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-request-id": shared },
+        body: JSON.stringify({ code: "export default () => 1;" }),
+      });
+      assert.equal(res.status, 200);
+      await res.arrayBuffer();
+      ids.push(res.headers.get("x-request-id")!);
+    }
+    assert.ok(ids.every((id) => id !== shared) && ids[0] !== ids[1], `server ids ${ids.join(", ")}`);
+    const rows = (await t.app.store.queryAudit({ tool: "draft:draft", limit: 10 })).filter((r) => r.clientRequestId === shared);
+    assert.equal(rows.length, 2);
+    assert.deepEqual(new Set(rows.map((r) => r.requestId)), new Set(ids));
   });
 
   it("/api/tools/run: the server's generated id is the one the loopback and the handler see", async () => {

@@ -4,6 +4,7 @@ import { createApp } from "../../app.ts";
 import { KnotError } from "../../errors.ts";
 import { silentLogger } from "../../log.ts";
 import { runOutcomeJson } from "../../tools/run-outcome.ts";
+import { assertJsonDepth } from "../../validation/json-depth.ts";
 import { COMMON_OPTIONS, parse, resolveConfig, usageError } from "../context.ts";
 
 /**
@@ -29,6 +30,7 @@ export async function runCommand(args: string[]): Promise<number> {
     }
   }
   if (typeof toolArgs !== "object" || toolArgs === null || Array.isArray(toolArgs)) throw usageError("--args must be a JSON object");
+  assertJsonDepth(toolArgs, "--args");
 
   const config = { ...resolveConfig(values), host: "127.0.0.1", port: 0 };
   const app = await createApp(config, { logger: silentLogger });

@@ -22,17 +22,18 @@ export function pluginRoutes(services: Services): Route[] {
     access: "plugin",
     async handle(ctx) {
       const method = ctx.req.method === "HEAD" ? "GET" : (ctx.req.method ?? "GET");
-      const body = method === "GET" ? {} : await ctx.json();
-      const params = { ...queryParams(ctx.url.searchParams), ...body };
       const plugin = ctx.params.plugin ?? "";
       const fn = ctx.params.fn ?? "";
       const started = performance.now();
+      let params: Record<string, unknown> = {};
       const audit = (outcome: string, result?: unknown) => services.audit.record({
         principal: ctx.principal, surface: ctx.principal.via === "loopback" ? "loopback" : "http", tool: `${plugin}/${fn}`,
         args: params, masked: maskedOf(plugin, fn), outcome, durationMs: performance.now() - started, result, requestId: ctx.requestId,
       });
       let result;
       try {
+        // Inside the try: params refused for their nesting (or bad JSON) are an audited refusal too.
+        params = { ...queryParams(ctx.url.searchParams), ...(method === "GET" ? {} : await ctx.json()) };
         result = await services.pool.dispatch(plugin, fn, { principal: ctx.principal, method, params, requestId: ctx.requestId });
       } catch (error) {
         await audit(error instanceof KnotError ? String(error.code) : "INTERNAL");

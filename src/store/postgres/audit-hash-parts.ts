@@ -9,7 +9,7 @@
 import { canonicalJson } from "../audit-hash.ts";
 import type { AuditEntryInput } from "../store.ts";
 
-const BEFORE_SEQ = ["args", "at", "client", "durationMs", "outcome", "requestId"] as const;
+const BEFORE_SEQ = ["args", "at", "client", "clientRequestId", "durationMs", "outcome", "requestId"] as const;
 const AFTER_SEQ = ["summary", "surface", "tokenId", "tool", "userId"] as const;
 
 // The split must follow canonicalJson's key order; fail at load rather than write bad hashes.
@@ -17,7 +17,8 @@ const order = [...BEFORE_SEQ, "seq", ...AFTER_SEQ];
 if (order.join() !== [...order].sort().join()) throw new Error("audit hash parts are not in canonical key order");
 
 function members(entry: AuditEntryInput, keys: readonly (keyof AuditEntryInput)[]): string {
-  return canonicalJson(Object.fromEntries(keys.map((key) => [key, entry[key]])));
+  // clientRequestId is hashed only when present (see auditRowHash): null is left out, not "null".
+  return canonicalJson(Object.fromEntries(keys.map((key) => [key, key === "clientRequestId" ? (entry[key] ?? undefined) : entry[key]])));
 }
 
 export function hashedAroundSeq(entry: AuditEntryInput): { before: string; after: string } {

@@ -14,10 +14,10 @@ import type { AuditEntry, AuditEntryInput, AuditQuery, Store } from "../store.ts
 import type { StoreContext } from "./context.ts";
 import { hashedAroundSeq } from "./audit-hash-parts.ts";
 import { AUDIT_LOCK_CLASS, lockAuditChain } from "./locks.ts";
-import type { PgValue } from "./pg-driver.ts";
+import type { PgQueryable, PgValue } from "./pg-driver.ts";
 import { deepFreeze, toAuditEntry } from "./rows.ts";
 
-type AuditMethods = Pick<Store, "appendAudit" | "queryAudit" | "iterateAudit" | "pruneAudit">;
+type AuditMethods = Pick<Store, "appendAudit" | "appendAuditBatch" | "queryAudit" | "iterateAudit" | "pruneAudit">;
 
 const PAGE_SIZE = 500;
 
@@ -49,8 +49,33 @@ function normalize(entry: AuditEntryInput): { entry: AuditEntryInput; argsJson: 
       durationMs: entry.durationMs,
       summary: storable(entry.summary),
       requestId: storable(entry.requestId),
+      ...(entry.clientRequestId ? { clientRequestId: storable(entry.clientRequestId) } : {}),
     },
   };
+}
+
+async function appendWith(db: PgQueryable, { entry, argsJson }: { entry: AuditEntryInput; argsJson: string }): Promise<AuditEntry> {
+  const { before, after } = hashedAroundSeq(entry);
+  const [row] = (
+    await db.query("SELECT seq, prev_hash, hash FROM audit_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)", [
+      AUDIT_LOCK_CLASS,
+      before,
+      after,
+      entry.at,
+      entry.userId,
+      entry.tokenId,
+      entry.client,
+      entry.surface,
+      entry.tool,
+      argsJson,
+      entry.outcome,
+      entry.durationMs,
+      entry.summary,
+      entry.requestId,
+      entry.clientRequestId ?? null,
+    ])
+  ).rows;
+  return deepFreeze<AuditEntry>({ ...entry, seq: Number(row!.seq), prevHash: String(row!.prev_hash), hash: String(row!.hash) });
 }
 
 /** `seq < before` as an integer bound PostgreSQL accepts; null when no seq can match. */
@@ -62,27 +87,17 @@ function seqBound(before: number): number | null {
 export function createAuditMethods({ db }: StoreContext): AuditMethods {
   return {
     async appendAudit(input) {
-      const { entry, argsJson } = normalize(input);
-      const { before, after } = hashedAroundSeq(entry);
-      const [row] = (
-        await db.query("SELECT seq, prev_hash, hash FROM audit_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)", [
-          AUDIT_LOCK_CLASS,
-          before,
-          after,
-          entry.at,
-          entry.userId,
-          entry.tokenId,
-          entry.client,
-          entry.surface,
-          entry.tool,
-          argsJson,
-          entry.outcome,
-          entry.durationMs,
-          entry.summary,
-          entry.requestId,
-        ])
-      ).rows;
-      return deepFreeze<AuditEntry>({ ...entry, seq: Number(row!.seq), prevHash: String(row!.prev_hash), hash: String(row!.hash) });
+      return appendWith(db, normalize(input));
+    },
+
+    async appendAuditBatch(inputs) {
+      const normalized = inputs.map(normalize);
+      // One transaction, so one commit for the batch; each append takes the chain lock (held to the end).
+      return db.transaction(async (tx) => {
+        const rows: AuditEntry[] = [];
+        for (const item of normalized) rows.push(await appendWith(tx, item));
+        return rows;
+      });
     },
 
     async queryAudit(query: AuditQuery) {

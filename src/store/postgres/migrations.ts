@@ -176,4 +176,42 @@ export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
       CREATE INDEX tokens_by_parent ON tokens (parent_id) WHERE parent_id IS NOT NULL;
     `,
   },
+  {
+    // Assigned version 5 this sprint; numbered 4 on this branch because versions must be contiguous.
+    version: 4,
+    name: "audit client request id",
+    sql: `
+      ALTER TABLE audit ADD COLUMN client_request_id ${text};
+
+      -- audit_append (version 1) with the client's request id; see version 1 for how it works.
+      DROP FUNCTION audit_append(INTEGER, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, JSON, TEXT, DOUBLE PRECISION, TEXT, TEXT);
+      CREATE FUNCTION audit_append(
+        lock_class INTEGER, hashed_before_seq TEXT, hashed_after_seq TEXT,
+        p_at TEXT, p_user_id TEXT, p_token_id TEXT, p_client TEXT, p_surface TEXT, p_tool TEXT, p_args JSON,
+        p_outcome TEXT, p_duration_ms DOUBLE PRECISION, p_summary TEXT, p_request_id TEXT, p_client_request_id TEXT
+      ) RETURNS TABLE (seq BIGINT, prev_hash TEXT, hash TEXT) LANGUAGE plpgsql VOLATILE AS $$
+        DECLARE
+          head_seq BIGINT;
+          head_hash TEXT;
+          new_seq BIGINT;
+          new_hash TEXT;
+        BEGIN
+          PERFORM pg_advisory_xact_lock(lock_class, hashtext(coalesce(current_schema(), '')));
+          SELECT a.seq, a.hash INTO head_seq, head_hash FROM audit a ORDER BY a.seq DESC LIMIT 1;
+          IF NOT FOUND THEN
+            SELECT a.seq, a.hash INTO head_seq, head_hash FROM audit_anchor a WHERE a.id = 1;
+            IF NOT FOUND THEN
+              head_seq := 0;
+              head_hash := repeat('0', 64);
+            END IF;
+          END IF;
+          new_seq := head_seq + 1;
+          new_hash := encode(sha256(convert_to(head_hash || E'\\n' || hashed_before_seq || new_seq::text || hashed_after_seq, 'UTF8')), 'hex');
+          INSERT INTO audit (seq, at, user_id, token_id, client, surface, tool, args, outcome, duration_ms, summary, request_id, client_request_id, prev_hash, hash)
+            VALUES (new_seq, p_at, p_user_id, p_token_id, p_client, p_surface, p_tool, p_args, p_outcome, p_duration_ms, p_summary, p_request_id, p_client_request_id, head_hash, new_hash);
+          RETURN QUERY SELECT new_seq, head_hash, new_hash;
+        END
+      $$;
+    `,
+  },
 ]);

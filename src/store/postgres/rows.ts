@@ -81,6 +81,7 @@ export function toAuditEntry(row: PgRow): AuditEntry {
     durationMs: number(row, "duration_ms"),
     summary: textOrNull(row, "summary"),
     requestId: textOrNull(row, "request_id"),
+    ...(row.client_request_id === null || row.client_request_id === undefined ? {} : { clientRequestId: String(row.client_request_id) }),
     prevHash: text(row, "prev_hash"),
     hash: text(row, "hash"),
   });

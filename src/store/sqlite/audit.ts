@@ -11,7 +11,7 @@ import type { StoreContext } from "./context.ts";
 import { deepFreeze, toAuditEntry } from "./rows.ts";
 import type { SqlValue } from "./sqlite-driver.ts";
 
-type AuditMethods = Pick<Store, "appendAudit" | "queryAudit" | "iterateAudit" | "pruneAudit">;
+type AuditMethods = Pick<Store, "appendAudit" | "appendAuditBatch" | "queryAudit" | "iterateAudit" | "pruneAudit">;
 
 export const DEFAULT_AUDIT_LIMIT = 100;
 export const MAX_AUDIT_LIMIT = 1000;
@@ -40,6 +40,7 @@ function normalize(entry: AuditEntryInput): { entry: AuditEntryInput; argsJson: 
       durationMs: entry.durationMs,
       summary: wellFormed(entry.summary),
       requestId: wellFormed(entry.requestId),
+      ...(entry.clientRequestId ? { clientRequestId: wellFormed(entry.clientRequestId) } : {}),
     },
   };
 }
@@ -53,8 +54,8 @@ export function createAuditMethods({ db }: StoreContext): AuditMethods {
     const prevHash = previous === undefined ? GENESIS_HASH : String(previous.hash);
     const hash = auditRowHash(prevHash, { ...entry, seq });
     db.run(
-      `INSERT INTO audit (seq, at, user_id, token_id, client, surface, tool, args, outcome, duration_ms, summary, request_id, prev_hash, hash)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO audit (seq, at, user_id, token_id, client, surface, tool, args, outcome, duration_ms, summary, request_id, client_request_id, prev_hash, hash)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       seq,
       entry.at,
       entry.userId,
@@ -67,6 +68,7 @@ export function createAuditMethods({ db }: StoreContext): AuditMethods {
       entry.durationMs,
       entry.summary,
       entry.requestId,
+      entry.clientRequestId ?? null,
       prevHash,
       hash,
     );
@@ -77,6 +79,11 @@ export function createAuditMethods({ db }: StoreContext): AuditMethods {
     async appendAudit(input) {
       const { entry, argsJson } = normalize(input);
       return db.transaction(() => appendInTransaction(entry, argsJson));
+    },
+
+    async appendAuditBatch(inputs) {
+      const normalized = inputs.map(normalize);
+      return db.transaction(() => normalized.map(({ entry, argsJson }) => appendInTransaction(entry, argsJson)));
     },
 
     async queryAudit(query: AuditQuery) {

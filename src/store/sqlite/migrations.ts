@@ -140,4 +140,12 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       CREATE INDEX tokens_by_parent ON tokens (parent_id) WHERE parent_id IS NOT NULL;
     `,
   },
+  {
+    // Assigned version 5 this sprint; numbered 4 on this branch because versions must be contiguous.
+    version: 4,
+    name: "audit client request id",
+    sql: `
+      ALTER TABLE audit ADD COLUMN client_request_id TEXT;
+    `,
+  },
 ]);

@@ -1,10 +1,11 @@
 /** The Store on an embedded SQLite file: opens it, migrates it, and puts the parts together. */
-import type { Store } from "../store.ts";
+import type { AuditEntryInput, Store } from "../store.ts";
 import { createAuditMethods } from "./audit.ts";
 import type { StoreContext } from "./context.ts";
 import { createGrantMethods } from "./grants.ts";
 import { migrate } from "./migrate.ts";
-import { openDatabase, type Durability } from "./sqlite-driver.ts";
+import { createAuditWriterThread } from "./audit-writer.ts";
+import { MEMORY, openDatabase, type Durability } from "./sqlite-driver.ts";
 import { createTokenMethods } from "./tokens.ts";
 import { createUserToolMethods } from "./user-tools.ts";
 import { createUserMethods } from "./users.ts";
@@ -35,14 +36,19 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     db.close();
     throw error;
   }
+  // File databases commit audit batches on a thread of their own (audit-writer.ts).
+  const auditWriter = db.location === MEMORY ? null : createAuditWriterThread(db.location, options.durability ?? "full");
+  const audit = createAuditMethods(context);
   return Object.freeze({
     ...createUserMethods(context),
     ...createGrantMethods(context),
     ...createTokenMethods(context),
     ...createUserToolMethods(context),
-    ...createAuditMethods(context),
+    ...audit,
+    appendAuditBatch: auditWriter ? (entries: readonly AuditEntryInput[]) => auditWriter.appendBatch(entries) : audit.appendAuditBatch,
     ...createSettingMethods(context),
     async close() {
+      await auditWriter?.close();
       db.close();
     },
   });
