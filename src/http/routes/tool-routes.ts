@@ -5,6 +5,7 @@ import type { Services } from "../../services.ts";
 import { draftSource, runAudited } from "../../tools/audited-run.ts";
 import { runOutcomeJson } from "../../tools/run-outcome.ts";
 import type { RunSource, ToolRunner } from "../../tools/tool-runner.ts";
+import { parseToolParameters } from "../../tools/user-tool-input.ts";
 import type { UserToolsCatalog } from "../../tools/user-tools.ts";
 import type { UserToolRecord } from "../../store/store.ts";
 import { sendJson } from "../respond.ts";
@@ -37,6 +38,8 @@ export function toolRoutes(services: Services, deps: ToolRouteDeps): Route[] {
       method: "POST", path: "/api/tools/check", access: "api",
       handle: async (ctx) => {
         const body = await ctx.json();
+        // Parameters, when sent, are checked as a saved tool's are (the same errors as saving).
+        if (body.parameters !== undefined) parseToolParameters(body.parameters);
         sendJson(ctx.res, 200, { diagnostics: await catalog.check(ctx.principal, body as { code: string; language?: "js" | "ts"; kind?: "tool" | "lib" }) });
       },
     },
