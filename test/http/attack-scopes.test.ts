@@ -254,4 +254,29 @@ describe("scopes and read-only tokens: one gate on every path to a handler", () 
       assert.ok(rows.some((row) => row.tool === "alpha_save" && row.outcome === "PERMISSION_DENIED"));
     });
   });
+
+  describe("also noticed: the visibility report re-checks a token's revocation and expiry", () => {
+    it("a revoked or expired token is reported as seeing nothing, not as its scopes would allow", async () => {
+      const carl = await t.user("carl", { grants: ["knot.mcp", "plugin.alpha.sum"] });
+      const live = await t.token(carl, { permissions: ["knot.mcp", "plugin.alpha.*"], write: true });
+      const expired = await t.token(carl, { permissions: ["knot.mcp", "plugin.alpha.*"], write: true }, { expiresAt: new Date(Date.now() - 1000).toISOString() });
+      const revoked = await t.token(carl, { permissions: ["knot.mcp", "plugin.alpha.*"], write: true });
+      const idOf = async (secret: string) => (await t.app.store.findTokenByHash(hashSecret(secret)))!.id;
+      await t.app.store.revokeToken(await idOf(revoked));
+      const report = async (secret: string) => (await request(`${t.url}/api/tools/visibility?user=carl&token=${await idOf(secret)}`, tokens.root!)).body;
+      const active = await report(live);
+      assert.equal(active.tokenState, "active");
+      assert.equal(active.mcp.allowed, true);
+      assert.ok(active.tools.some((tool: { name: string; visible: boolean }) => tool.name === "alpha_sum" && tool.visible));
+      for (const [secret, state] of [[expired, "expired"], [revoked, "revoked"]] as const) {
+        const body = await report(secret);
+        assert.equal(body.tokenState, state);
+        assert.deepEqual(body.mcp, { allowed: false, reason: "token", detail: `the token is ${state}` });
+        assert.deepEqual(body.tools, [], `${state}: no tool is visible`);
+        assert.equal((await http(secret, "/plugins/alpha/whoami")).status, 401, `${state}: every other route refuses it`);
+      }
+      const principal = await t.app.auth.principalForToken((await t.app.store.getToken(await idOf(revoked)))!);
+      assert.equal(principal, null, "principalForToken re-checks too");
+    });
+  });
 });
