@@ -12,6 +12,7 @@ import type { Logger } from "../log.ts";
 import type { Drain } from "../lifecycle/drain.ts";
 import { assertCsrfProof, needsCsrfProof, sessionFromCookies } from "../web/session-cookie.ts";
 import { parseJsonObject, readBody } from "./body.ts";
+import { applyConnectionLimits, connectionsCheckingIntervalMs, DEFAULT_HTTP_LIMITS, type HttpLimits } from "./connection-limits.ts";
 import { sendError } from "./respond.ts";
 import type { PublicContext, Route, Router } from "./router.ts";
 
@@ -24,12 +25,15 @@ export interface HttpServerOptions {
   readonly fallback?: (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<boolean>;
   /** Graceful shutdown: refuses requests once draining and counts those in flight. */
   readonly drain?: Drain;
+  /** Request timeouts and connection caps (defaults: DEFAULT_HTTP_LIMITS). */
+  readonly limits?: HttpLimits;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export function createHttpServer(options: HttpServerOptions): http.Server {
-  const server = http.createServer((req, res) => {
+  const limits = options.limits ?? DEFAULT_HTTP_LIMITS;
+  const server = http.createServer({ connectionsCheckingInterval: connectionsCheckingIntervalMs(limits) }, (req, res) => {
     const header = req.headers["x-request-id"];
     const requestId = typeof header === "string" && REQUEST_ID.test(header) ? header : randomUUID();
     res.setHeader("x-request-id", requestId);
@@ -42,12 +46,11 @@ export function createHttpServer(options: HttpServerOptions): http.Server {
     const handled = handle(options, req, res, requestId).catch((error: unknown) => fail(options.logger, res, error, requestId));
     options.drain?.track(req, res, handled);
   });
-  // Keep idle connections longer than clients do (undici honours the Keep-Alive hint minus 1 s),
-  // so a client never reuses a socket the server is closing at that moment.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.on("clientError", (_error, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
+  applyConnectionLimits(server, limits);
+  server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+    // A request not received within headersTimeout / requestTimeout is 408; anything else malformed is 400.
+    const status = error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? "408 Request Timeout" : "400 Bad Request";
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\n\r\n`);
   });
   return server;
 }
