@@ -10,7 +10,7 @@ import { KnotError } from "../errors.ts";
 import { effectiveIsAdmin } from "../identity/principal.ts";
 import type { Logger } from "../log.ts";
 import type { Drain } from "../lifecycle/drain.ts";
-import { assertCsrfProof, needsCsrfProof, sessionFromCookies } from "../web/session-cookie.ts";
+import { assertCsrfProof, needsCsrfProof, requestIsSecure, sessionFromCookies } from "../web/session-cookie.ts";
 import { parseJsonObject, readBody } from "./body.ts";
 import { applyConnectionLimits, connectionsCheckingIntervalMs, DEFAULT_HTTP_LIMITS, type HttpLimits } from "./connection-limits.ts";
 import { sendError } from "./respond.ts";
@@ -73,7 +73,7 @@ async function handle(options: HttpServerOptions, req: IncomingMessage, res: Ser
   if (route.access === "public") return route.handle(base);
 
   const bearer = bearerFrom(req.headers.authorization);
-  const session = bearer ? null : sessionFromCookies(req.headers.cookie);
+  const session = bearer ? null : sessionFromCookies(req.headers.cookie, requestIsSecure(req));
   const principal = await options.auth.authenticate({ bearer, session, remoteAddress: req.socket.remoteAddress, route: route.access });
   if (!principal) {
     res.setHeader("www-authenticate", 'Bearer realm="knot-tools"');
