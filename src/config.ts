@@ -131,6 +131,9 @@ function httpLimitsOf(s: Record<string, unknown>): HttpLimits {
     if (!Number.isInteger(value) || (value as number) < 1) throw new KnotError("CONFIG_INVALID", `config: server.${key} must be a whole number of at least 1`, { where: `server.${key}` });
     limits[field] = value as number;
   }
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new KnotError("CONFIG_INVALID", "config: server.headers_timeout_ms must not exceed server.request_timeout_ms (the headers are part of the request)", { where: "server.headers_timeout_ms" });
+  }
   return Object.freeze(limits);
 }
 

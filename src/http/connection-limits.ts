@@ -28,9 +28,12 @@ export interface HttpLimits {
 export const DEFAULT_HTTP_LIMITS: HttpLimits = Object.freeze({
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
-  // Undici (the sandbox's loopback client, and fetch) honours the Keep-Alive hint minus 1 s, so a
-  // client never reuses a socket the server is closing at that moment.
-  keepAliveTimeoutMs: 5_000,
+  // Idle keep-alive sockets stay longer than clients keep them (undici honours the Keep-Alive hint
+  // minus 1 s; load balancers idle at 60 s), so a client never reuses a socket the server is closing
+  // at that moment: a shorter value broke clients whose event loop was busy when the timer was due
+  // ("other side closed"). It is not the defence against floods: the connection caps are, since a
+  // client can keep any connection alive by using it.
+  keepAliveTimeoutMs: 65_000,
   maxConnections: 1024,
   maxConnectionsPerClient: 256,
 });

@@ -255,6 +255,21 @@ describe("scopes and read-only tokens: one gate on every path to a handler", () 
     });
   });
 
+  describe("the same class on /api: user tools read with a token scoped elsewhere", () => {
+    it("a token scoped to plugin handlers only cannot read user tools over HTTP, as MCP's list_user_tools refuses it", async () => {
+      for (const route of ["/api/tools", `/api/tools/${toolId}`, `/api/tools/${toolId}/versions`, `/api/tools/${toolId}/versions/1`]) {
+        const res = await http(tokens.whoamiOnly!, route, "GET");
+        assert.equal(res.status, 403, `${route}: ${JSON.stringify(res.body).slice(0, 200)}`);
+        assert.equal(res.body.code, "PERMISSION_DENIED");
+      }
+      assert.equal((await http(tokens.whoamiOnly!, "/api/tools/check")).status, 403, "nor lint against its libs");
+      assert.equal((await http(tokens.bob!, "/api/tools", "GET")).status, 200, "unscoped: as before");
+      const reader = await t.token((await t.app.store.getUserByName("bob"))!, { permissions: ["knot.tools.author"], write: false });
+      assert.equal((await http(reader, `/api/tools/${toolId}`, "GET")).status, 200, "a scope naming knot.tools.author may read");
+      assert.equal((await http(reader, "/api/tools", "POST")).status, 403, "but not write (read-only)");
+    });
+  });
+
   describe("also noticed: the visibility report re-checks a token's revocation and expiry", () => {
     it("a revoked or expired token is reported as seeing nothing, not as its scopes would allow", async () => {
       const carl = await t.user("carl", { grants: ["knot.mcp", "plugin.alpha.sum"] });

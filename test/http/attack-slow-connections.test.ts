@@ -100,14 +100,14 @@ describe("slow connections and connection floods are bounded", () => {
 });
 
 describe("the defaults are deliberate", () => {
-  it("headers 10 s, request 30 s, keep-alive 5 s, 1024 connections, 256 per client", async () => {
-    assert.deepEqual(DEFAULT_CONFIG.http, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 1024, maxConnectionsPerClient: 256 });
+  it("headers 10 s, request 30 s, keep-alive 65 s, 1024 connections, 256 per client", async () => {
+    assert.deepEqual(DEFAULT_CONFIG.http, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000, maxConnections: 1024, maxConnectionsPerClient: 256 });
     const t = await startApp();
     try {
       const server = t.app.server;
       assert.equal(server.headersTimeout, 10_000);
       assert.equal(server.requestTimeout, 30_000);
-      assert.equal(server.keepAliveTimeout, 5_000);
+      assert.equal(server.keepAliveTimeout, 65_000);
       assert.equal(server.maxConnections, 1024);
     } finally {
       await t.close();
@@ -120,5 +120,6 @@ describe("the defaults are deliberate", () => {
     assert.deepEqual(config.http, { headersTimeoutMs: 5000, requestTimeoutMs: 20_000, keepAliveTimeoutMs: 2000, maxConnections: 100, maxConnectionsPerClient: 10 });
     assert.throws(() => configFromToml({ server: { headers_timeout_ms: "10s" } }, tempDir()), (e: any) => e.code === "CONFIG_INVALID");
     assert.throws(() => configFromToml({ server: { headers_timeout_ms: 0 } }, tempDir()), (e: any) => e.code === "CONFIG_INVALID" && /headers_timeout_ms/.test(e.message));
+    assert.throws(() => configFromToml({ server: { headers_timeout_ms: 40_000 } }, tempDir()), (e: any) => e.code === "CONFIG_INVALID" && /must not exceed/.test(e.message));
   });
 });
