@@ -11,7 +11,8 @@ import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { hashSecret } from "../../src/auth/secrets.ts";
 import type { KnotError } from "../../src/errors.ts";
-import { manifest, request, startApp, tempDir, writePlugin, type TestApp } from "../helpers/fixtures.ts";
+import { cli } from "../helpers/cli.ts";
+import { EXAMPLE_PLUGINS, manifest, request, startApp, tempDir, writePlugin, type TestApp } from "../helpers/fixtures.ts";
 import { connect } from "../mcp/helpers.ts";
 
 function writeFixtures(): { dir: string; marker: string } {
@@ -292,6 +293,36 @@ describe("scopes and read-only tokens: one gate on every path to a handler", () 
       }
       const principal = await t.app.auth.principalForToken((await t.app.store.getToken(await idOf(revoked)))!);
       assert.equal(principal, null, "principalForToken re-checks too");
+    });
+  });
+
+  describe("a handler or tool that changes things must be gated", () => {
+    it("plugins check and the loader name the key and line; the examples still load", async () => {
+      const dir = tempDir("knot-ungated-write-");
+      writePlugin(dir, "sloppy", { "main.js": manifest(`
+        [tool.knot]
+        version = "1.0.0"
+
+        [[tool.knot.handlers]]
+        handler = "purge"
+        destructive = true
+
+        [[tool.knot.mcp_tools]]
+        name = "sloppy_save"
+        description = "Saves."
+        handler = "save"
+        write = true
+      `) + "export function purge() {}\nexport function save() {}\n" });
+      const res = cli(["plugins", "check", dir]);
+      assert.equal(res.code, 1, res.stdout);
+      const lines = res.stderr.trim().split("\n");
+      assert.equal(lines.length, 2, res.stderr);
+      assert.match(lines[0]!, /^sloppy: METADATA_INVALID: .*tool\.knot\.handlers\[0\]\.destructive = true needs a permission.*line 7\)/);
+      assert.match(lines[1]!, /^sloppy: METADATA_INVALID: .*tool\.knot\.mcp_tools\[0\]\.write = true needs a permission.*line 13\)/);
+      const examples = cli(["plugins", "check", EXAMPLE_PLUGINS]);
+      assert.equal(examples.code, 0, examples.stderr);
+      const conformance = cli(["plugins", "check", path.resolve(EXAMPLE_PLUGINS, "../conformance-plugins")]);
+      assert.equal(conformance.code, 0, conformance.stderr);
     });
   });
 });

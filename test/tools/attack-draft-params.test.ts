@@ -9,6 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { parseUserToolInput } from "../../src/tools/user-tool-input.ts";
 import { compiledValidatorCount, validateArguments } from "../../src/validation/json-schema.ts";
 import { request, startApp, type TestApp } from "../helpers/fixtures.ts";
+import { connect } from "../mcp/helpers.ts";
 
 const CODE = "export default (r) => r.params;";
 const many = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `p${i}`, type: "string", required: true }));
@@ -128,5 +129,21 @@ describe("draft parameters are validated exactly as saved ones, and bounded", ()
     validateArguments(schema(), {}, "b");
     validateArguments(schema(), {}, "c");
     assert.equal(compiledValidatorCount() - before, 1, "three equal schemas (distinct objects) compile once");
+  });
+
+  it("MCP's save_user_tool refuses the same parameter lists with the same message", async () => {
+    const mcpUser = await t.userWithToken("assistant", { grants: ["knot.tools.author", "knot.mcp"] });
+    const { client } = await connect(t.url, mcpUser.token);
+    try {
+      // (A list that is not an array of objects is already refused by save_user_tool's own schema.)
+      for (const [name, parameters, where] of BAD.filter(([, list]) => Array.isArray(list) && list.every((item) => typeof item === "object"))) {
+        const result = await client.callTool({ name: "save_user_tool", arguments: { name: "via_mcp", code: CODE, parameters } });
+        assert.equal(result.isError, true, name);
+        const text = (result.content as Array<{ text: string }>)[0]!.text;
+        assert.match(text, where, `${name}: ${text.slice(0, 200)}`);
+      }
+    } finally {
+      await client.close();
+    }
   });
 });
