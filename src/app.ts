@@ -87,7 +87,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
     // The MCP notification stream (GET /mcp) never ends by itself; it is closed with the server.
     untracked: (req) => req.method === "GET" && (req.url ?? "").split("?")[0] === "/mcp",
   });
-  const server = createHttpServer({ router: createRouter(routes), auth, logger, maxBodyBytes: config.maxBodyBytes, fallback: mcp.handleHttp, drain });
+  const server = createHttpServer({ router: createRouter(routes), auth, logger, maxBodyBytes: config.maxBodyBytes, fallback: mcp.handleHttp, drain, limits: config.http });
   metrics.watch({ sandbox: () => sandbox.stats(), quotas: () => quotas.stats(), httpInFlight: () => drain.inFlight, mcpSessions: () => mcp.sessions.size });
   let closing: Promise<void> | null = null;
 

@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { DEFAULT_RUN_LIMITS, type RunLimits } from "../sandbox/protocol.ts";
 import { DEFAULT_QUOTAS, type QuotaSettings } from "./tools/quotas.ts";
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from "./http/connection-limits.ts";
 import { KnotError } from "./errors.ts";
 import { LOG_LEVELS, type LogLevel } from "./log.ts";
 import { isPostgresUrl } from "./store/postgres/url.ts";
@@ -21,6 +22,8 @@ export interface ServerConfig {
   readonly durability: "full" | "normal";
   readonly pluginsDir: string;
   readonly maxBodyBytes: number;
+  /** How long a connection may take to send its request, stay idle, and how many one may hold (src/http/connection-limits.ts). */
+  readonly http: HttpLimits;
   readonly handlerTimeoutMs: number;
   /** How long a graceful shutdown (SIGTERM, app.close) waits for running calls before stopping them. */
   readonly shutdownGraceMs: number;
@@ -41,6 +44,7 @@ export const DEFAULT_CONFIG: ServerConfig = Object.freeze({
   durability: "full",
   pluginsDir: "",
   maxBodyBytes: 1_048_576,
+  http: DEFAULT_HTTP_LIMITS,
   handlerTimeoutMs: 30_000,
   shutdownGraceMs: 10_000,
   logLevel: "info",
@@ -54,7 +58,7 @@ export const DEFAULT_CONFIG: ServerConfig = Object.freeze({
 });
 
 const SHAPE: Record<string, Record<string, "string" | "number" | "boolean" | "string[]"> | "string" | "number"> = {
-  server: { durability: "string", host: "string", port: "number", database: "string", plugins_dir: "string", max_body_bytes: "number", handler_timeout_ms: "number", loopback_token_ttl_ms: "number", shutdown_grace_ms: "number", log_level: "string" },
+  server: { durability: "string", host: "string", port: "number", database: "string", plugins_dir: "string", max_body_bytes: "number", headers_timeout_ms: "number", request_timeout_ms: "number", keep_alive_timeout_ms: "number", max_connections: "number", max_connections_per_client: "number", handler_timeout_ms: "number", loopback_token_ttl_ms: "number", shutdown_grace_ms: "number", log_level: "string" },
   sandbox: { workers: "number", runs_per_worker: "number", worker_memory_mb: "number", recycle_after_runs: "number" },
   limits: { heap_mb: "number", cpu_ms: "number", wall_ms: "number", result_bytes: "number", log_bytes: "number", loopback_calls: "number" },
   mcp: { stateless: "boolean", allowed_hosts: "string[]" },
@@ -96,6 +100,7 @@ export function configFromToml(doc: Record<string, unknown>, baseDir: string): S
     durability: durabilityOf(s.durability),
     pluginsDir: rel(s.plugins_dir, d.pluginsDir),
     maxBodyBytes: (s.max_body_bytes as number) ?? d.maxBodyBytes,
+    http: httpLimitsOf(s),
     handlerTimeoutMs: (s.handler_timeout_ms as number) ?? d.handlerTimeoutMs,
     loopbackTokenTtlMs: (s.loopback_token_ttl_ms as number) ?? d.loopbackTokenTtlMs,
     shutdownGraceMs: (s.shutdown_grace_ms as number) ?? d.shutdownGraceMs,
@@ -114,6 +119,22 @@ export function configFromToml(doc: Record<string, unknown>, baseDir: string): S
     audit: Object.freeze({ retentionDays: (a.retention_days as number) ?? d.audit.retentionDays, maskKey: (a.mask_key as string) ?? d.audit.maskKey }),
     plugins: pluginTables(doc.plugins),
   });
+}
+
+/** The connection limits are never 0: Node reads 0 as "no limit", which is what they are here to prevent. */
+function httpLimitsOf(s: Record<string, unknown>): HttpLimits {
+  const keys = [["headersTimeoutMs", "headers_timeout_ms"], ["requestTimeoutMs", "request_timeout_ms"], ["keepAliveTimeoutMs", "keep_alive_timeout_ms"], ["maxConnections", "max_connections"], ["maxConnectionsPerClient", "max_connections_per_client"]] as const;
+  const limits = { ...DEFAULT_HTTP_LIMITS };
+  for (const [field, key] of keys) {
+    const value = s[key];
+    if (value === undefined) continue;
+    if (!Number.isInteger(value) || (value as number) < 1) throw new KnotError("CONFIG_INVALID", `config: server.${key} must be a whole number of at least 1`, { where: `server.${key}` });
+    limits[field] = value as number;
+  }
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new KnotError("CONFIG_INVALID", "config: server.headers_timeout_ms must not exceed server.request_timeout_ms (the headers are part of the request)", { where: "server.headers_timeout_ms" });
+  }
+  return Object.freeze(limits);
 }
 
 function logLevelOf(value: unknown): LogLevel | undefined {

@@ -82,7 +82,7 @@ export async function performLoopbackCall(call: LoopbackRequest, options: Loopba
       timeoutMs: options.timeoutMs,
       maxBodyBytes: options.maxResponseBytes,
     });
-    if (response.status === 403) return reply.error("PERMISSION_DENIED", "permission denied");
+    if (response.status === 403) return reply.error("PERMISSION_DENIED", deniedMessage(response.body));
     if (response.status === 404) return reply.error("NOT_ADDRESSABLE", "not addressable");
     if (response.body === undefined) {
       return reply.error("LOOPBACK_FAILED", `${label}: the response is larger than ${options.maxResponseBytes} bytes`);
@@ -105,6 +105,12 @@ export async function performLoopbackCall(call: LoopbackRequest, options: Loopba
     const code = (error as { code?: unknown }).code;
     return reply.error("LOOPBACK_FAILED", `${label}: the loopback request failed${typeof code === "string" ? ` (${code})` : ""}`);
   }
+}
+
+/** The server's refusal says why when it is the caller's own credential (scopes, read-only token). */
+function deniedMessage(body: string | undefined): string {
+  const message = body === undefined ? "" : serverMessage(body).replace(/^ PERMISSION_DENIED: /, "");
+  return message.startsWith("permission denied") ? message : "permission denied";
 }
 
 /** The server's own error answer, `{error: <message>, code}` (already redacted by the server), clipped. */

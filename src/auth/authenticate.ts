@@ -28,7 +28,15 @@ export interface Authenticator {
   authenticate(credential: Credential): Promise<Principal | null>;
   /** The principal of a stored user, as the local CLI acts for it (no token involved). */
   principalFor(userId: string, via?: Principal["via"]): Promise<Principal | null>;
+  /** The principal a stored token lends, or null when it is revoked or expired (checked like any request). */
   principalForToken(token: TokenRecord): Promise<Principal | null>;
+}
+
+/** Whether a stored token may be used now: the one check every credential path applies. */
+export function tokenState(token: TokenRecord, now = new Date().toISOString()): "active" | "revoked" | "expired" {
+  if (token.revokedAt !== null) return "revoked";
+  if (token.expiresAt !== null && token.expiresAt <= now) return "expired";
+  return "active";
 }
 
 const TOUCH_INTERVAL_MS = 60_000;
@@ -46,14 +54,14 @@ export function createAuthenticator(store: Store, loopback: LoopbackTokens): Aut
     return { user, groups, granted, scopes: null, tokenId: null, via };
   };
   const principalForToken = async (token: TokenRecord): Promise<Principal | null> => {
+    if (tokenState(token) !== "active") return null;
     const base = await principalFor(token.userId, "token");
     return base && { ...base, scopes: token.scopes, tokenId: token.id };
   };
   const storedTokenPrincipal = async (secret: string): Promise<Principal | null> => {
     const token = await store.findTokenByHash(hashSecret(secret));
-    if (!token || token.revokedAt !== null) return null;
     const now = new Date().toISOString();
-    if (token.expiresAt !== null && token.expiresAt <= now) return null;
+    if (!token || tokenState(token, now) !== "active") return null;
     const principal = await principalForToken(token);
     // last_used_at is informational: refresh it at most once a minute, not on every request.
     if (principal && (token.lastUsedAt === null || Date.parse(now) - Date.parse(token.lastUsedAt) > TOUCH_INTERVAL_MS)) {

@@ -10,9 +10,10 @@ import { KnotError } from "../errors.ts";
 import { effectiveIsAdmin } from "../identity/principal.ts";
 import type { Logger } from "../log.ts";
 import type { Drain } from "../lifecycle/drain.ts";
-import { assertCsrfProof, needsCsrfProof, sessionFromCookies } from "../web/session-cookie.ts";
+import { assertCsrfProof, needsCsrfProof, requestIsSecure, sessionFromCookies } from "../web/session-cookie.ts";
 import { parseJsonObject, readBody } from "./body.ts";
 import { runInRequestScope } from "./request-scope.ts";
+import { applyConnectionLimits, connectionsCheckingIntervalMs, DEFAULT_HTTP_LIMITS, type HttpLimits } from "./connection-limits.ts";
 import { sendError } from "./respond.ts";
 import type { PublicContext, Route, Router } from "./router.ts";
 
@@ -25,12 +26,15 @@ export interface HttpServerOptions {
   readonly fallback?: (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<boolean>;
   /** Graceful shutdown: refuses requests once draining and counts those in flight. */
   readonly drain?: Drain;
+  /** Request timeouts and connection caps (defaults: DEFAULT_HTTP_LIMITS). */
+  readonly limits?: HttpLimits;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export function createHttpServer(options: HttpServerOptions): http.Server {
-  const server = http.createServer((req, res) => {
+  const limits = options.limits ?? DEFAULT_HTTP_LIMITS;
+  const server = http.createServer({ connectionsCheckingInterval: connectionsCheckingIntervalMs(limits) }, (req, res) => {
     // Always the server's own id: a client's x-request-id is kept apart (clientRequestId), never
     // adopted, so two callers cannot share the id their audit rows are found by.
     const header = req.headers["x-request-id"];
@@ -46,12 +50,11 @@ export function createHttpServer(options: HttpServerOptions): http.Server {
       .catch((error: unknown) => fail(options.logger, res, error, ids.requestId));
     options.drain?.track(req, res, handled);
   });
-  // Keep idle connections longer than clients do (undici honours the Keep-Alive hint minus 1 s),
-  // so a client never reuses a socket the server is closing at that moment.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.on("clientError", (_error, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
+  applyConnectionLimits(server, limits);
+  server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+    // A request not received within headersTimeout / requestTimeout is 408; anything else malformed is 400.
+    const status = error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? "408 Request Timeout" : "400 Bad Request";
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\n\r\n`);
   });
   return server;
 }
@@ -80,7 +83,7 @@ async function handle(options: HttpServerOptions, req: IncomingMessage, res: Ser
   if (route.access === "public") return route.handle(base);
 
   const bearer = bearerFrom(req.headers.authorization);
-  const session = bearer ? null : sessionFromCookies(req.headers.cookie);
+  const session = bearer ? null : sessionFromCookies(req.headers.cookie, requestIsSecure(req));
   const principal = await options.auth.authenticate({ bearer, session, remoteAddress: req.socket.remoteAddress, route: route.access });
   if (!principal) {
     res.setHeader("www-authenticate", 'Bearer realm="knot-tools"');

@@ -4,6 +4,7 @@
  * listing and calling, so what `tools/list` hides a direct `tools/call` refuses before any code runs.
  * What a call may do is the user's grants ∩ the token's scopes (DESIGN §4).
  */
+import { pluginGateRefusal } from "../identity/plugin-gate.ts";
 import { BUILTIN_PERMISSIONS, mayWrite, type Principal } from "../identity/principal.ts";
 import { scopeAllows } from "../identity/scopes.ts";
 import type { ResolvedMcpTool } from "../plugins/registry.ts";
@@ -23,24 +24,16 @@ export function permissionRefusal(principal: Principal, permission: string): Ref
 }
 
 export function writeRefusal(principal: Principal): Refusal | null {
-  return mayWrite(principal) ? null : { reason: "scope", detail: "the token may not use tools that change things" };
+  return mayWrite(principal) ? null : { reason: "scope", detail: "a read-only token may not use tools that change things" };
 }
 
 /**
- * A plugin tool: its declared gate, then the token's scopes. An ungated tool counts as the id
- * `plugin.<plugin>.<tool>` for scopes, so a token narrowed to `plugin.metrics.*` sees only the
- * metrics plugin's tools. A tool declared `write` or `destructive` needs a token that may write.
+ * A plugin tool: the one plugin gate (src/identity/plugin-gate.ts) that handlers and pages use
+ * too, with the tool's name as its scope id (`plugin.<plugin>.<tool>`).
  */
 export function pluginToolRefusal(principal: Principal, tool: ResolvedMcpTool): Refusal | null {
   const { decl } = tool;
-  if (decl.permission !== null) {
-    const refused = permissionRefusal(principal, decl.permission);
-    if (refused) return refused;
-  } else {
-    const id = `plugin.${tool.plugin.name}.${decl.name}`;
-    if (!scopeAllows(principal.scopes, id)) return { reason: "scope", detail: `the token's scopes do not include ${id}` };
-  }
-  return decl.write || decl.destructive ? writeRefusal(principal) : null;
+  return pluginGateRefusal(principal, { plugin: tool.plugin.name, name: decl.name, permission: decl.permission, write: decl.write, kind: "tool" });
 }
 
 /** A user tool the caller can already see (own or shared): the token must allow running user tools. */

@@ -20,6 +20,9 @@ export interface HandlerDecl {
   readonly handler: string;
   /** Qualified permission id (`plugin.<name>.<id>`), or null for ungated. */
   readonly permission: string | null;
+  /** Changes something (`write = true`, implied by `destructive`): refused to read-only tokens. */
+  readonly write: boolean;
+  readonly destructive: boolean;
   readonly line: number;
 }
 

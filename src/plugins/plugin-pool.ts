@@ -6,7 +6,8 @@
  */
 import type { ToolResult } from "../../sandbox/protocol.ts";
 import { KnotError } from "../errors.ts";
-import { hasPermission, toUserData, type Principal } from "../identity/principal.ts";
+import { assertPluginGate } from "../identity/plugin-gate.ts";
+import { toUserData, type Principal } from "../identity/principal.ts";
 import type { Logger } from "../log.ts";
 import { runWithContext, type PluginCaller } from "./call-context.ts";
 import type { PluginRegistry, HandlerFunction, LoadedPlugin } from "./registry.ts";
@@ -47,9 +48,7 @@ export function createPluginPool(registry: PluginRegistry, options: { deadlineMs
     registry,
     async dispatch(plugin, fn, input) {
       const target = resolveAddressable(registry, plugin, fn);
-      if (target.decl.permission !== null && !hasPermission(input.principal, target.decl.permission)) {
-        throw new KnotError("PERMISSION_DENIED", "permission denied");
-      }
+      assertPluginGate(input.principal, { plugin, name: fn, permission: target.decl.permission, write: target.decl.write, kind: "handler" });
       return pool.invoke(target.plugin, target.fn, `/plugins/${plugin}/${fn}`, input);
     },
     async invoke(plugin, fn, path, input) {

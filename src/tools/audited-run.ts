@@ -8,9 +8,9 @@ import type { RunEvent, RunOutcome } from "../../sandbox/protocol.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import { KnotError } from "../errors.ts";
 import { BUILTIN_PERMISSIONS, hasPermission, type Principal } from "../identity/principal.ts";
-import type { UserToolParameter } from "../store/store.ts";
 import { maskedParameters, runOutcomeJson } from "./run-outcome.ts";
 import type { RunSource, ToolRunner } from "./tool-runner.ts";
+import { parseDraftInput } from "./user-tool-input.ts";
 
 export interface AuditedRunRequest {
   readonly principal: Principal;
@@ -46,12 +46,13 @@ export async function runAudited(deps: { runner: ToolRunner; audit: AuditLog }, 
   return outcome;
 }
 
-/** Unsaved code from the editor: `{ name?, code, language?, parameters? }`; needs the author permission. */
+/**
+ * Unsaved code from the editor: `{ name?, code, language?, parameters? }`; needs the author
+ * permission. Name, code, language and parameters are checked exactly as a saved tool's.
+ */
 export function draftSource(principal: Principal, draft: Record<string, unknown>, where = "code"): RunSource {
   if (!hasPermission(principal, BUILTIN_PERMISSIONS.toolsAuthor)) throw new KnotError("PERMISSION_DENIED", `permission denied: running drafts needs ${BUILTIN_PERMISSIONS.toolsAuthor}`);
   if (typeof draft.code !== "string") throw new KnotError("INVALID_ARGUMENT", `${where} is required`, { where });
-  return {
-    name: typeof draft.name === "string" && draft.name !== "" ? draft.name : "draft", code: draft.code,
-    language: draft.language === "ts" ? "ts" : "js", parameters: Array.isArray(draft.parameters) ? (draft.parameters as UserToolParameter[]) : [],
-  };
+  const { name, code, language, parameters } = parseDraftInput(draft);
+  return { name, code, language, parameters };
 }

@@ -45,11 +45,22 @@ export function parseUserToolInput(body: Record<string, unknown>, base?: UserToo
 
   return {
     name, kind, description, language, code, sharing: sharing as Sharing, ...flags,
-    parameters: parseParameters(pick("parameters", [])),
+    parameters: parseToolParameters(pick("parameters", [])),
   };
 }
 
-function parseParameters(raw: unknown): UserToolParameter[] {
+/**
+ * Unsaved code (the editor's check and run, `POST /api/tools/check|run`, `POST /api/runs`): the
+ * fields a run uses, checked by exactly the rules a saved tool's are (issue 10 item 7).
+ */
+export function parseDraftInput(draft: Record<string, unknown>): Pick<UserToolInput, "name" | "code" | "language" | "kind" | "parameters"> {
+  const name = draft.name === undefined || draft.name === "" ? "draft" : draft.name;
+  const { code, language, kind, parameters } = parseUserToolInput({ name, code: draft.code, language: draft.language, kind: draft.kind, parameters: draft.parameters });
+  return { name: name as string, code, language, kind, parameters };
+}
+
+/** A tool's parameter list, saved or draft: the plugin vocabulary and bounds, as INVALID_ARGUMENT. */
+export function parseToolParameters(raw: unknown): UserToolParameter[] {
   const result = validateParameterDecls(raw, "parameters", { code: "INVALID_ARGUMENT" });
   if (!result.ok) throw result.errors[0]!;
   return result.params.map((p) => ({

@@ -3,41 +3,63 @@
  * before any handler runs; the first problem becomes an INVALID_ARGUMENT naming the argument.
  * Defaults declared in the schema are filled in.
  *
- * Compiled validators are cached by the schema's text, in a bounded map: a user tool's schema is
- * rebuilt from the store on every call, so caching by object alone compiled it again each time
- * (~2 ms), and ajv's own cache (keyed by object, never emptied) kept every copy alive — measured
- * at ~3 KB of heap per call under load.
+ * Compiled validators are cached by the SHA-256 of the schema's text, in a bounded map: a user
+ * tool's schema is rebuilt from the store on every call, so caching by object alone compiled it
+ * again each time (~2 ms), and ajv's own cache (keyed by object, never emptied) kept every copy
+ * alive. Keying by hash keeps the cache small even for schemas near the 64 KiB cap.
+ *
+ * ajv compiles synchronously on the event loop. What reaches it is bounded before (at most 64
+ * parameters, a 64 KiB schema: see src/plugins/manifest/parameters.ts), and a schema ajv refuses
+ * (or overflows on) is the caller's INVALID_ARGUMENT, never a 500.
  */
+import { createHash } from "node:crypto";
 import { Ajv, type ValidateFunction } from "ajv";
 import { KnotError } from "../errors.ts";
 
 const ajv = new Ajv({ allErrors: false, useDefaults: true, strict: false, coerceTypes: false });
 const MAX_CACHED = 512;
 const byObject = new WeakMap<object, ValidateFunction>();
-const byText = new Map<string, ValidateFunction>();
+const byHash = new Map<string, ValidateFunction>();
+let compiled = 0;
 
-function validatorFor(schema: object): ValidateFunction {
+/** How many schemas were compiled since start (for tests of the cache). */
+export function compiledValidatorCount(): number {
+  return compiled;
+}
+
+function validatorFor(schema: object, tool: string): ValidateFunction {
   let validate = byObject.get(schema);
   if (validate) return validate;
-  const text = JSON.stringify(schema);
-  validate = byText.get(text);
+  const hash = createHash("sha256").update(JSON.stringify(schema)).digest("base64url");
+  validate = byHash.get(hash);
   if (validate) {
-    byText.delete(text); // re-inserted below: most recently used last
+    byHash.delete(hash); // re-inserted below: most recently used last
   } else {
-    validate = ajv.compile(schema);
-    ajv.removeSchema(schema);
+    validate = compile(schema, tool);
   }
-  byText.set(text, validate);
-  if (byText.size > MAX_CACHED) byText.delete(byText.keys().next().value as string);
+  byHash.set(hash, validate);
+  if (byHash.size > MAX_CACHED) byHash.delete(byHash.keys().next().value as string);
   byObject.set(schema, validate);
   return validate;
+}
+
+function compile(schema: object, tool: string): ValidateFunction {
+  try {
+    compiled += 1;
+    return ajv.compile(schema);
+  } catch (error) {
+    const reason = error instanceof RangeError ? "it is too large" : String((error as Error).message).slice(0, 200);
+    throw new KnotError("INVALID_ARGUMENT", `the parameters of "${tool}" do not make a valid schema: ${reason}`, { where: "parameters" });
+  } finally {
+    ajv.removeSchema(schema);
+  }
 }
 
 export function validateArguments(schema: object, args: unknown, tool: string): Record<string, unknown> {
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     throw new KnotError("INVALID_ARGUMENT", `arguments of "${tool}" must be an object`);
   }
-  const validate = validatorFor(schema);
+  const validate = validatorFor(schema, tool);
   const copy = structuredClone(args) as Record<string, unknown>;
   if (validate(copy)) return copy;
   const error = validate.errors?.[0];

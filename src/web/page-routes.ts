@@ -8,13 +8,16 @@ import { KnotError } from "../errors.ts";
 import { queryParams } from "../http/body.ts";
 import { sendJson } from "../http/respond.ts";
 import type { Route } from "../http/router.ts";
-import { hasPermission, type Principal } from "../identity/principal.ts";
+import { assertPluginGate, pluginGateRefusal, type PluginTarget } from "../identity/plugin-gate.ts";
+import type { Principal } from "../identity/principal.ts";
 import { resultValue } from "../plugins/plugin-pool.ts";
 import type { ResolvedPage } from "../plugins/registry.ts";
 import type { Services } from "../services.ts";
 import { renderPageDocument } from "./page-document.ts";
 
-const passes = (principal: Principal, page: ResolvedPage) => page.decl.permission === null || hasPermission(principal, page.decl.permission);
+/** A page is gated like its handler: its permission, and scopes naming `plugin.<plugin>.<handler>` or that permission. */
+const targetOf = (page: ResolvedPage): PluginTarget => ({ plugin: page.plugin.name, name: page.decl.handler, permission: page.decl.permission, write: false, kind: "page" });
+const passes = (principal: Principal, page: ResolvedPage) => pluginGateRefusal(principal, targetOf(page)) === null;
 
 export function pageRoutes(services: Services): Route[] {
   const registry = services.pool.registry;
@@ -34,7 +37,7 @@ export function pageRoutes(services: Services): Route[] {
         const pagePath = `/${ctx.params.path ?? ""}`;
         const page = registry.pages().find((p) => p.plugin.name === ctx.params.plugin && p.decl.path === pagePath);
         if (!page || !page.fn) throw new KnotError("NOT_FOUND", `plugin "${ctx.params.plugin}" has no page ${pagePath}`);
-        if (!passes(ctx.principal, page)) throw new KnotError("PERMISSION_DENIED", "permission denied");
+        assertPluginGate(ctx.principal, targetOf(page));
         const tool = `page:${page.plugin.name}${pagePath}`;
         const params = queryParams(ctx.url.searchParams);
         const started = performance.now();

@@ -9,23 +9,43 @@
  *   3. when the browser says where the request came from (`Origin`, `Sec-Fetch-Site`), it must be
  *      this same origin.
  * Bearer-token requests carry no ambient credential and need none of this.
+ *
+ * Over https the cookie is `__Host-knot_session` (Secure, Path=/, no Domain): browsers accept a
+ * cookie of that name only from this very https origin, so a page on an http port or a sibling
+ * host cannot plant one (cookie tossing), and the unprefixed name is then ignored. Plain-http
+ * loopback keeps `knot_session` without Secure (docs/security.md argues why).
  */
-import type { IncomingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { RouteClass } from "../auth/authenticate.ts";
 import { KnotError } from "../errors.ts";
 
 export const SESSION_COOKIE = "knot_session";
+/** The name over https. */
+export const SECURE_SESSION_COOKIE = "__Host-knot_session";
 export const CSRF_HEADER = "x-knot-csrf";
 /** How long a web session lasts (fixed, not sliding). */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
-/** The session cookie's value from a `Cookie` header, or null. */
-export function sessionFromCookies(header: string | undefined): string | null {
+/**
+ * Whether the browser talks to us over https: TLS in this process, or a reverse proxy's
+ * `x-forwarded-proto: https`. Trusting the header is safe here because it only picks the cookie's
+ * *name*: the browser itself enforces what a `__Host-` cookie may be, and a client that lies gets
+ * a cookie its browser drops, or reads a name its browser never sent.
+ */
+export function requestIsSecure(req: IncomingMessage): boolean {
+  if ((req.socket as { encrypted?: boolean }).encrypted === true) return true;
+  const proto = req.headers["x-forwarded-proto"];
+  return typeof proto === "string" && proto.split(",")[0]!.trim().toLowerCase() === "https";
+}
+
+/** The session cookie's value from a `Cookie` header, or null: only the name of the request's scheme counts. */
+export function sessionFromCookies(header: string | undefined, secure = false): string | null {
   if (!header) return null;
+  const name = secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
   for (const part of header.split(";")) {
     const eq = part.indexOf("=");
     if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === SESSION_COOKIE) {
+    if (part.slice(0, eq).trim() === name) {
       const value = part.slice(eq + 1).trim();
       return /^[A-Za-z0-9_-]{1,200}$/.test(value) ? value : null;
     }
@@ -36,8 +56,9 @@ export function sessionFromCookies(header: string | undefined): string | null {
 /** `Set-Cookie` for a new session (or, with `secret` null, one that clears it). */
 export function sessionCookieHeader(secret: string | null, options: { secure: boolean; maxAgeSeconds?: number }): string {
   const attributes = ["Path=/", "HttpOnly", "SameSite=Strict", ...(options.secure ? ["Secure"] : [])];
-  if (secret === null) return [`${SESSION_COOKIE}=`, ...attributes, "Max-Age=0"].join("; ");
-  return [`${SESSION_COOKIE}=${secret}`, ...attributes, `Max-Age=${options.maxAgeSeconds ?? Math.floor(SESSION_TTL_MS / 1000)}`].join("; ");
+  const name = options.secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+  if (secret === null) return [`${name}=`, ...attributes, "Max-Age=0"].join("; ");
+  return [`${name}=${secret}`, ...attributes, `Max-Age=${options.maxAgeSeconds ?? Math.floor(SESSION_TTL_MS / 1000)}`].join("; ");
 }
 
 /** Whether a cookie-authenticated request of this method on this route class needs the CSRF proof. */

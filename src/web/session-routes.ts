@@ -5,7 +5,6 @@
  * a session can never do more than the token that opened it, nor outlive its expiry. Signing out
  * revokes it. (Revoking the opening token does not end a session already opened: see docs/security.md.)
  */
-import type { IncomingMessage } from "node:http";
 import { SESSION_SECRET_PREFIX } from "../auth/authenticate.ts";
 import { hashSecret, mintSecret } from "../auth/secrets.ts";
 import { KnotError } from "../errors.ts";
@@ -13,13 +12,9 @@ import { sendJson } from "../http/respond.ts";
 import type { Route } from "../http/router.ts";
 import { toUserData } from "../identity/principal.ts";
 import type { Services } from "../services.ts";
-import { assertCsrfProof, SESSION_TTL_MS, sessionCookieHeader, sessionFromCookies } from "./session-cookie.ts";
+import { assertCsrfProof, requestIsSecure, SESSION_TTL_MS, sessionCookieHeader, sessionFromCookies } from "./session-cookie.ts";
 
 export const SESSION_TOKEN_NAME = "web session";
-
-function isSecure(req: IncomingMessage): boolean {
-  return (req.socket as { encrypted?: boolean }).encrypted === true;
-}
 
 export function sessionRoutes(services: Services): Route[] {
   return [
@@ -47,14 +42,14 @@ export function sessionRoutes(services: Services): Route[] {
           parentId: principal.tokenId,
         });
         const me = { ...toUserData(principal), tokenId: session.id, scopes: session.scopes, via: "session" };
-        sendJson(ctx.res, 200, { user: me, expiresAt }, { "set-cookie": sessionCookieHeader(secret, { secure: isSecure(ctx.req), ...(maxAgeSeconds === undefined ? {} : { maxAgeSeconds }) }) });
+        sendJson(ctx.res, 200, { user: me, expiresAt }, { "set-cookie": sessionCookieHeader(secret, { secure: requestIsSecure(ctx.req), ...(maxAgeSeconds === undefined ? {} : { maxAgeSeconds }) }) });
       },
     },
     {
       // Public so that an expired session can still clear its cookie.
       method: "DELETE", path: "/api/session", access: "public",
       async handle(ctx) {
-        const secret = sessionFromCookies(ctx.req.headers.cookie);
+        const secret = sessionFromCookies(ctx.req.headers.cookie, requestIsSecure(ctx.req));
         if (secret) {
           assertCsrfProof(ctx.req.headers);
           if (secret.startsWith(SESSION_SECRET_PREFIX)) {
@@ -62,7 +57,7 @@ export function sessionRoutes(services: Services): Route[] {
             if (token && token.name === SESSION_TOKEN_NAME) await services.store.revokeToken(token.id);
           }
         }
-        sendJson(ctx.res, 200, { signedOut: true }, { "set-cookie": sessionCookieHeader(null, { secure: isSecure(ctx.req) }) });
+        sendJson(ctx.res, 200, { signedOut: true }, { "set-cookie": sessionCookieHeader(null, { secure: requestIsSecure(ctx.req) }) });
       },
     },
   ];

@@ -20,7 +20,7 @@ export function writeMcpPlugins(): { dir: string; marker: string } {
     "main.js": manifest(`
       [tool.knot]
       version = "1.0.0"
-      permissions = ["ops"]
+      permissions = ["ops", "wipe"]
       config = ["marker"]
 
       [[tool.knot.mcp_tools]]
@@ -46,6 +46,7 @@ export function writeMcpPlugins(): { dir: string; marker: string } {
       name = "danger_wipe"
       description = "Wipe the cache (changes things)."
       handler = "danger_wipe"
+      permission = "wipe"
       destructive = true
 
       [[tool.knot.mcp_tools]]

@@ -31,12 +31,14 @@ describe("MCP listing and calling through one resolver", () => {
     marker = plugins.marker;
     t = await startApp({ pluginsDir: plugins.dir, config: { plugins: { tools: { marker } } } });
     tokens.admin = (await t.userWithToken("admin", { admin: true })).token;
-    const plain = await t.userWithToken("plain", { grants: ["knot.mcp"] });
+    // danger_wipe is destructive, so it must be gated (plugin.tools.wipe): these users hold it.
+    const plain = await t.userWithToken("plain", { grants: ["knot.mcp", "plugin.tools.wipe"] });
     tokens.plain = plain.token;
     tokens.opsy = (await t.userWithToken("opsy", { groups: ["ops"] })).token;
     await t.app.store.grant({ subject: { kind: "group", group: "ops" }, permission: "plugin.tools.ops" });
     await t.app.store.grant({ subject: { kind: "group", group: "ops" }, permission: "knot.mcp" });
-    const carol = await t.user("carol", { grants: ["knot.mcp", "knot.tools.author", "plugin.stats.read"] });
+    await t.app.store.grant({ subject: { kind: "group", group: "ops" }, permission: "plugin.tools.wipe" });
+    const carol = await t.user("carol", { grants: ["knot.mcp", "knot.tools.author", "plugin.stats.read", "plugin.tools.wipe"] });
     tokens.carolStats = await t.token(carol, { permissions: ["knot.mcp", "plugin.stats.*"], write: true });
     tokens.carolTools = await t.token(carol, { permissions: ["knot.mcp", "plugin.tools.*", "knot.tools.run"], write: false });
     const dave = await t.user("dave");

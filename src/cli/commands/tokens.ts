@@ -1,5 +1,6 @@
 import { hashSecret, mintSecret } from "../../auth/secrets.ts";
 import { KnotError } from "../../errors.ts";
+import { tokenState } from "../../auth/authenticate.ts";
 import { SCOPE_PATTERN } from "../../identity/scopes.ts";
 import { openStore } from "../../store/index.ts";
 import type { TokenScopes } from "../../store/store.ts";
@@ -36,7 +37,7 @@ export async function tokensCommand(args: string[]): Promise<number> {
       const user = subject ? await store.getUserByName(subject) : null;
       if (subject && !user) throw new KnotError("NOT_FOUND", `no user named "${subject}"`);
       for (const t of await store.listTokens(user?.id)) {
-        const state = t.revokedAt ? "revoked" : t.expiresAt && t.expiresAt <= new Date().toISOString() ? "expired" : "active";
+        const state = tokenState(t);
         process.stdout.write(`${t.id}\t${t.name}\t${state}\t${t.scopes ? t.scopes.permissions.join(",") + (t.scopes.write ? "" : " (read-only)") : "*"}\n`);
       }
       return 0;

@@ -1,10 +1,12 @@
 import type { AuditLog } from "../../audit/audit-log.ts";
 import { KnotError } from "../../errors.ts";
-import type { Principal } from "../../identity/principal.ts";
+import { BUILTIN_PERMISSIONS, type Principal } from "../../identity/principal.ts";
+import { scopeAllows } from "../../identity/scopes.ts";
 import type { Services } from "../../services.ts";
 import { draftSource, runAudited } from "../../tools/audited-run.ts";
 import { runOutcomeJson } from "../../tools/run-outcome.ts";
-import type { RunSource, ToolRunner } from "../../tools/tool-runner.ts";
+import { RUN_USER_TOOLS_SCOPE, type RunSource, type ToolRunner } from "../../tools/tool-runner.ts";
+import { parseToolParameters } from "../../tools/user-tool-input.ts";
 import type { UserToolsCatalog } from "../../tools/user-tools.ts";
 import type { UserToolRecord } from "../../store/store.ts";
 import { sendJson } from "../respond.ts";
@@ -16,6 +18,16 @@ export interface ToolRouteDeps {
   readonly audit: AuditLog;
 }
 
+/**
+ * Reading user tools is ungated for a full credential; a scoped one must name user tools at all
+ * (`knot.tools.author` or `knot.tools.run`), as MCP's `list_user_tools` requires: a token narrowed
+ * to `plugin.metrics.*` reads no code (the /api twin of issue 10 item 5).
+ */
+function mustScopeUserTools(principal: Principal): void {
+  if (scopeAllows(principal.scopes, BUILTIN_PERMISSIONS.toolsAuthor) || scopeAllows(principal.scopes, RUN_USER_TOOLS_SCOPE)) return;
+  throw new KnotError("PERMISSION_DENIED", `permission denied: the token's scopes include neither ${BUILTIN_PERMISSIONS.toolsAuthor} nor ${RUN_USER_TOOLS_SCOPE}`);
+}
+
 /** `/api/tools…`: the user-tool API the editor, the CLI and scripts use. */
 export function toolRoutes(services: Services, deps: ToolRouteDeps): Route[] {
   const { catalog } = deps;
@@ -25,7 +37,10 @@ export function toolRoutes(services: Services, deps: ToolRouteDeps): Route[] {
     return args as Record<string, unknown>;
   };
   return [
-    { method: "GET", path: "/api/tools", access: "api", handle: async (ctx) => sendJson(ctx.res, 200, { tools: (await catalog.list(ctx.principal)).map((t) => describe(ctx.principal, t)) }) },
+    { method: "GET", path: "/api/tools", access: "api", handle: async (ctx) => {
+      mustScopeUserTools(ctx.principal);
+      sendJson(ctx.res, 200, { tools: (await catalog.list(ctx.principal)).map((t) => describe(ctx.principal, t)) });
+    } },
     {
       method: "POST", path: "/api/tools", access: "api",
       handle: async (ctx) => {
@@ -36,7 +51,10 @@ export function toolRoutes(services: Services, deps: ToolRouteDeps): Route[] {
     {
       method: "POST", path: "/api/tools/check", access: "api",
       handle: async (ctx) => {
+        mustScopeUserTools(ctx.principal);
         const body = await ctx.json();
+        // Parameters, when sent, are checked as a saved tool's are (the same errors as saving).
+        if (body.parameters !== undefined) parseToolParameters(body.parameters);
         sendJson(ctx.res, 200, { diagnostics: await catalog.check(ctx.principal, body as { code: string; language?: "js" | "ts"; kind?: "tool" | "lib" }) });
       },
     },
@@ -48,7 +66,10 @@ export function toolRoutes(services: Services, deps: ToolRouteDeps): Route[] {
         await runAndAnswer(ctx, deps, source, argsOf(body), true);
       },
     },
-    { method: "GET", path: "/api/tools/:id", access: "api", handle: async (ctx) => sendJson(ctx.res, 200, { tool: describe(ctx.principal, await catalog.get(ctx.principal, ctx.params.id!), true) }) },
+    { method: "GET", path: "/api/tools/:id", access: "api", handle: async (ctx) => {
+      mustScopeUserTools(ctx.principal);
+      sendJson(ctx.res, 200, { tool: describe(ctx.principal, await catalog.get(ctx.principal, ctx.params.id!), true) });
+    } },
     {
       method: "PUT", path: "/api/tools/:id", access: "api",
       handle: async (ctx) => {
@@ -63,10 +84,14 @@ export function toolRoutes(services: Services, deps: ToolRouteDeps): Route[] {
         sendJson(ctx.res, 200, { deleted: ctx.params.id });
       },
     },
-    { method: "GET", path: "/api/tools/:id/versions", access: "api", handle: async (ctx) => sendJson(ctx.res, 200, { versions: await catalog.versions(ctx.principal, ctx.params.id!) }) },
+    { method: "GET", path: "/api/tools/:id/versions", access: "api", handle: async (ctx) => {
+      mustScopeUserTools(ctx.principal);
+      sendJson(ctx.res, 200, { versions: await catalog.versions(ctx.principal, ctx.params.id!) });
+    } },
     {
       method: "GET", path: "/api/tools/:id/versions/:version", access: "api",
       handle: async (ctx) => {
+        mustScopeUserTools(ctx.principal);
         const n = Number(ctx.params.version);
         if (!Number.isInteger(n) || n < 1) throw new KnotError("BAD_REQUEST", "version must be a positive integer");
         sendJson(ctx.res, 200, { version: await catalog.version(ctx.principal, ctx.params.id!, n) });

@@ -1,3 +1,4 @@
+import { tokenState } from "../../auth/authenticate.ts";
 import { KnotError } from "../../errors.ts";
 import { describeKind } from "../../mcp/resolver.ts";
 import type { McpSurface } from "../../mcp/surface.ts";
@@ -25,6 +26,12 @@ export function visibilityRoutes(services: Services, mcp: McpSurface): Route[] {
       if (tokenId) {
         const token = await services.store.getToken(tokenId);
         if (!token || token.userId !== user.id) throw new KnotError("NOT_FOUND", `user "${name}" has no token with id "${tokenId}"`, { where: "token" });
+        // A revoked or expired token sees nothing, exactly as every route treats it.
+        const state = tokenState(token);
+        if (state !== "active") {
+          sendJson(ctx.res, 200, { user: user.name, token: tokenId, tokenState: state, scopes: token.scopes, mcp: { allowed: false, reason: "token", detail: `the token is ${state}` }, tools: [] });
+          return;
+        }
         principal = await services.auth.principalForToken(token);
       } else {
         principal = await services.auth.principalFor(user.id, "token");
@@ -46,7 +53,7 @@ export function visibilityRoutes(services: Services, mcp: McpSurface): Route[] {
       }
       const refused = mcpRefusal(principal);
       sendJson(ctx.res, 200, {
-        user: user.name, token: tokenId, scopes: principal.scopes,
+        user: user.name, token: tokenId, ...(tokenId ? { tokenState: "active" } : {}), scopes: principal.scopes,
         mcp: refused ? { allowed: false, reason: refused.reason, detail: refused.detail } : { allowed: true },
         tools,
       });

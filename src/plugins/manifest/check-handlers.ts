@@ -1,18 +1,25 @@
 /**
  * `[[tool.knot.handlers]]` (addressable by URL, call() and the loopback) and
  * `[[tool.knot.pages]]` (UI pages served by a handler).
+ *
+ * A handler that changes things says so (`write = true`, or `destructive = true`, which implies
+ * it): read-only tokens are refused it on every path. Such a handler must declare a `permission`,
+ * so that changing things is always something an admin granted (the CMS seed's rule).
  */
 import type { HandlerDecl, PageDecl } from "../manifest-types.ts";
-import { checkKnownKeys, describeValue, JS_IDENTIFIER, readString, readTableArray } from "./checks.ts";
+import { checkKnownKeys, describeValue, JS_IDENTIFIER, readBool, readString, readTableArray } from "./checks.ts";
 import type { TomlTable } from "./checks.ts";
 import { readPermissionRef } from "./declaration-context.ts";
 import type { DeclarationContext } from "./declaration-context.ts";
 import { formatKeyPath } from "./key-path.ts";
 import type { KeyPath } from "./key-path.ts";
 
-const HANDLER_KEYS = ["handler", "permission"];
+const HANDLER_KEYS = ["handler", "permission", "write", "destructive"];
 const PAGE_KEYS = ["path", "handler", "label", "permission"];
 const PAGE_PATH = /^\/[A-Za-z0-9/_-]*$/;
+
+/** What a declaration says about a handler function changing things. */
+export type ChangeMarks = Pick<HandlerDecl, "handler" | "write" | "destructive">;
 
 export const HANDLER_NAME_RULE = { pattern: JS_IDENTIFIER, patternName: "a named export of main.js ([A-Za-z_$][A-Za-z0-9_$]*)" };
 
@@ -23,6 +30,8 @@ export function checkHandlers(knot: TomlTable, path: KeyPath, context: Declarati
     checkKnownKeys(element.table, HANDLER_KEYS, element.path, context.report);
     const handler = readString(element.table, "handler", element.path, context.report, { required: true, ...HANDLER_NAME_RULE });
     const permission = readPermissionRef(element.table, element.path, context);
+    const changes = readChangeMarks(element.table, element.path, context);
+    if (changes !== null && permission === null) requirePermission(element.path, changes, "handler", context);
     if (handler === undefined || permission === undefined) continue;
     const earlier = firstSeen.get(handler);
     if (earlier) {
@@ -30,12 +39,31 @@ export function checkHandlers(knot: TomlTable, path: KeyPath, context: Declarati
       continue;
     }
     firstSeen.set(handler, element.path);
-    handlers.push({ handler, permission, line: context.lineOf(element.path) });
+    handlers.push({ handler, permission, write: changes !== null, destructive: changes === "destructive", line: context.lineOf(element.path) });
   }
   return handlers;
 }
 
-export function checkPages(knot: TomlTable, path: KeyPath, context: DeclarationContext): PageDecl[] {
+/**
+ * `write` / `destructive` of a handler or MCP tool: null when it changes nothing, else the key
+ * that says it does (`destructive` implies `write`).
+ */
+export function readChangeMarks(table: TomlTable, path: KeyPath, context: DeclarationContext): "write" | "destructive" | null {
+  const destructive = readBool(table, "destructive", path, context.report) ?? false;
+  const write = readBool(table, "write", path, context.report) ?? false;
+  return destructive ? "destructive" : write ? "write" : null;
+}
+
+/** A declaration that changes things must be gated: the error names the key that made it so. */
+export function requirePermission(path: KeyPath, key: "write" | "destructive", what: string, context: DeclarationContext): void {
+  context.report([...path, key], `= true needs a permission: a ${what} that changes things must declare permission = "…" (one of tool.knot.permissions)`);
+}
+
+/**
+ * Pages are rendered on GET, which needs no CSRF proof: a page's handler must not be one that
+ * the plugin's handlers or MCP tools (`handlers`) mark as changing things.
+ */
+export function checkPages(knot: TomlTable, path: KeyPath, context: DeclarationContext, handlers: readonly ChangeMarks[] = []): PageDecl[] {
   const pages: PageDecl[] = [];
   const seenPaths = new Set<string>();
   for (const element of readTableArray(knot, "pages", path, context.report)) {
@@ -44,6 +72,10 @@ export function checkPages(knot: TomlTable, path: KeyPath, context: DeclarationC
     const handler = readString(element.table, "handler", element.path, context.report, { required: true, ...HANDLER_NAME_RULE });
     const label = readString(element.table, "label", element.path, context.report, { required: true, nonEmpty: true });
     const permission = readPermissionRef(element.table, element.path, context);
+    const served = handlers.find((h) => h.handler === handler);
+    if (served?.write) {
+      context.report([...element.path, "handler"], `names ${describeValue(handler)}, which is declared ${served.destructive ? "destructive" : "write"} = true: pages are rendered on GET and must not change anything`);
+    }
     if (pagePath !== undefined) {
       if (seenPaths.has(pagePath)) context.report([...element.path, "path"], `repeats ${describeValue(pagePath)}`);
       seenPaths.add(pagePath);

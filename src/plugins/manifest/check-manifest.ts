@@ -45,8 +45,8 @@ export function checkManifestDocument(input: ManifestCheckInput): PluginManifest
   const permissions = checkPermissionIds(knot, KNOT_PATH, report);
   const context = { pluginName: input.pluginName, report, lineOf: input.lineOf, declaredPermissions: permissions.declared };
   const handlers = checkHandlers(knot, KNOT_PATH, context);
-  const mcpTools = checkMcpTools(knot, KNOT_PATH, context);
-  const pages = checkPages(knot, KNOT_PATH, context);
+  const mcpTools = checkMcpTools(knot, KNOT_PATH, context, handlers);
+  const pages = checkPages(knot, KNOT_PATH, context, [...handlers, ...mcpTools]);
   const exports = checkExports(knot, KNOT_PATH, report);
   const config = checkConfigKeys(knot, KNOT_PATH, report);
   if (version === undefined) return null;

@@ -2,10 +2,10 @@
  * `[[tool.knot.mcp_tools]]`: tools an MCP client can list and call, with their parameters
  * turned into the JSON Schema the client receives, and the read_only / destructive / write marks.
  */
-import type { McpToolDecl } from "../manifest-types.ts";
+import type { HandlerDecl, McpToolDecl } from "../manifest-types.ts";
 import { checkKnownKeys, describeValue, readBool, readString, readTableArray } from "./checks.ts";
 import type { TomlTable } from "./checks.ts";
-import { HANDLER_NAME_RULE } from "./check-handlers.ts";
+import { HANDLER_NAME_RULE, readChangeMarks, requirePermission } from "./check-handlers.ts";
 import { readPermissionRef } from "./declaration-context.ts";
 import type { DeclarationContext } from "./declaration-context.ts";
 import { parametersToJsonSchema } from "./json-schema.ts";
@@ -16,11 +16,12 @@ const MCP_TOOL_KEYS = ["name", "description", "handler", "permission", "read_onl
 const TOOL_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const TOOL_NAME_MAX = 64;
 
-export function checkMcpTools(knot: TomlTable, path: KeyPath, context: DeclarationContext): McpToolDecl[] {
+/** `handlers` are the plugin's declared handlers: a tool serving one that changes things must say so too. */
+export function checkMcpTools(knot: TomlTable, path: KeyPath, context: DeclarationContext, handlers: readonly HandlerDecl[] = []): McpToolDecl[] {
   const tools: McpToolDecl[] = [];
   const seenNames = new Set<string>();
   for (const element of readTableArray(knot, "mcp_tools", path, context.report)) {
-    const tool = checkMcpTool(element.table, element.path, context);
+    const tool = checkMcpTool(element.table, element.path, context, handlers);
     if (tool === null) continue;
     const namePath = element.table["name"] === undefined ? "handler" : "name";
     if (seenNames.has(tool.name)) {
@@ -33,7 +34,7 @@ export function checkMcpTools(knot: TomlTable, path: KeyPath, context: Declarati
   return tools;
 }
 
-function checkMcpTool(table: TomlTable, path: KeyPath, context: DeclarationContext): McpToolDecl | null {
+function checkMcpTool(table: TomlTable, path: KeyPath, context: DeclarationContext, handlers: readonly HandlerDecl[]): McpToolDecl | null {
   const { report } = context;
   checkKnownKeys(table, MCP_TOOL_KEYS, path, report);
   const handler = readString(table, "handler", path, report, { required: true, ...HANDLER_NAME_RULE });
@@ -41,10 +42,18 @@ function checkMcpTool(table: TomlTable, path: KeyPath, context: DeclarationConte
   const description = readString(table, "description", path, report, { required: true, nonEmpty: true });
   const permission = readPermissionRef(table, path, context);
   const readOnly = readBool(table, "read_only", path, report) ?? false;
-  const destructive = readBool(table, "destructive", path, report) ?? false;
-  const write = (readBool(table, "write", path, report) ?? false) || destructive;
+  const changes = readChangeMarks(table, path, context);
+  const destructive = changes === "destructive";
+  const write = changes !== null;
   if (readOnly && write) {
     report([...path, "read_only"], `cannot be combined with ${destructive ? "destructive" : "write"} = true`);
+  }
+  if (changes !== null && permission === null) requirePermission(path, changes, "tool", context);
+  // Otherwise a read-only token could reach, as a tool, code that tool.knot.handlers says changes things.
+  const served = handlers.find((h) => h.handler === handler);
+  if (served?.write && !write) {
+    const key = served.destructive ? "destructive" : "write";
+    report([...path, "handler"], `names ${describeValue(handler)}, which tool.knot.handlers declares ${key} = true: declare ${key} = true on the tool too`);
   }
   const parameters = checkParameterDecls(table["parameters"], [...path, "parameters"], report);
   if (handler === undefined || name === undefined || description === undefined || permission === undefined) return null;

@@ -9,10 +9,20 @@ import type { ErrorCode } from "../../errors.ts";
 import type { ParameterDecl, ParameterType } from "../manifest-types.ts";
 import { checkKnownKeys, describeValue, IDENTIFIER, isTable, readBool, readString } from "./checks.ts";
 import type { Report, TomlTable } from "./checks.ts";
+import { parametersToJsonSchema } from "./json-schema.ts";
 import { formatKeyPath } from "./key-path.ts";
 import type { KeyPath } from "./key-path.ts";
 
 export const PARAMETER_TYPES: readonly ParameterType[] = ["string", "int", "float", "bool", "list"];
+
+/**
+ * Bounds on what becomes a JSON Schema that ajv compiles on the event loop (issue 10 item 7:
+ * 2,500 required parameters stalled the server for seconds and overflowed ajv's stack). Measured
+ * here: 64 parameters compile in a few ms; the schema-size cap bounds enums and defaults too.
+ */
+export const PARAMETER_LIMITS = Object.freeze({ maxParameters: 64, maxEnumValues: 256, maxValueDepth: 16, maxSchemaBytes: 64 * 1024 });
+/** Names every JavaScript object already answers to: as parameters they confuse validation and defaults. */
+const RESERVED_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
 const PARAMETER_KEYS = ["name", "type", "description", "required", "default", "enum", "secret", "personal"];
 
 const TYPE_NOUNS: Record<ParameterType, string> = {
@@ -48,6 +58,11 @@ export function checkParameterDecls(raw: unknown, path: KeyPath, report: Report)
     report(path, `must be an array of tables (got ${describeValue(raw)})`);
     return [];
   }
+  // Before looking at any element: a huge list is refused in constant time.
+  if (raw.length > PARAMETER_LIMITS.maxParameters) {
+    report(path, `: at most ${PARAMETER_LIMITS.maxParameters} parameters per tool (got ${raw.length})`);
+    return [];
+  }
   const names = new Set<string>();
   const params: ParameterDecl[] = [];
   raw.forEach((element: unknown, index) => {
@@ -61,17 +76,25 @@ export function checkParameterDecls(raw: unknown, path: KeyPath, report: Report)
     if (name !== undefined) names.add(name);
     if (param) params.push(param);
   });
+  const bytes = Buffer.byteLength(JSON.stringify(parametersToJsonSchema(params)));
+  if (bytes > PARAMETER_LIMITS.maxSchemaBytes) {
+    report(path, `: the schema these parameters make is ${bytes} bytes; at most 64 KiB (${PARAMETER_LIMITS.maxSchemaBytes} bytes) per tool`);
+  }
   return params;
 }
 
 /** The parameter, or null when a problem was reported; `name` whenever it is readable (for repeats). */
 function checkParameter(table: TomlTable, path: KeyPath, report: Report): { name: string | undefined; param: ParameterDecl | null } {
   checkKnownKeys(table, PARAMETER_KEYS, path, report);
-  const name = readString(table, "name", path, report, {
+  let name = readString(table, "name", path, report, {
     required: true,
     pattern: IDENTIFIER,
     patternName: "an identifier ([A-Za-z_][A-Za-z0-9_]*)",
   });
+  if (name !== undefined && RESERVED_NAMES.has(name)) {
+    report([...path, "name"], `must not be ${describeValue(name)}: every JavaScript object has a property of that name`);
+    name = undefined;
+  }
   const type = readType(table, path, report);
   const description = readString(table, "description", path, report) ?? "";
   const required = readBool(table, "required", path, report) ?? false;
@@ -80,7 +103,9 @@ function checkParameter(table: TomlTable, path: KeyPath, report: Report): { name
   const enumValues = type ? readEnum(table, type, path, report) : undefined;
   const defaultValue = table["default"];
   if (defaultValue !== undefined && type) {
-    if (!matchesParameterType(type, defaultValue)) {
+    if (tooDeep(defaultValue)) {
+      report([...path, "default"], `nests deeper than ${PARAMETER_LIMITS.maxValueDepth} levels`);
+    } else if (!matchesParameterType(type, defaultValue)) {
       report([...path, "default"], `must be ${TYPE_NOUNS[type]} to match type "${type}" (got ${describeValue(defaultValue)})`);
     } else if (enumValues && !enumValues.some((value) => isDeepStrictEqual(value, defaultValue))) {
       report([...path, "default"], `must be one of the enum values (got ${describeValue(defaultValue)})`);
@@ -101,6 +126,18 @@ function checkParameter(table: TomlTable, path: KeyPath, report: Report): { name
   return { name, param };
 }
 
+/** Whether a value nests arrays/objects deeper than the limit (iterative: no recursion to overflow). */
+function tooDeep(value: unknown): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop()!;
+    if (typeof current !== "object" || current === null) continue;
+    if (depth >= PARAMETER_LIMITS.maxValueDepth) return true;
+    for (const child of Object.values(current)) stack.push({ value: child, depth: depth + 1 });
+  }
+  return false;
+}
+
 function readType(table: TomlTable, path: KeyPath, report: Report): ParameterType | undefined {
   const value = table["type"];
   if (value === undefined) return "string";
@@ -114,6 +151,14 @@ function readEnum(table: TomlTable, type: ParameterType, path: KeyPath, report: 
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || value.length === 0) {
     report([...path, "enum"], `must be a non-empty array (got ${Array.isArray(value) ? "an empty array" : describeValue(value)})`);
+    return undefined;
+  }
+  if (value.length > PARAMETER_LIMITS.maxEnumValues) {
+    report([...path, "enum"], `has ${value.length} values; at most ${PARAMETER_LIMITS.maxEnumValues}`);
+    return undefined;
+  }
+  if (value.some((element: unknown) => tooDeep(element))) {
+    report([...path, "enum"], `has a value nesting deeper than ${PARAMETER_LIMITS.maxValueDepth} levels`);
     return undefined;
   }
   value.forEach((element: unknown, index) => {
