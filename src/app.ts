@@ -56,7 +56,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   const runs = createPendingWork();
   const auditWrites = createPendingWork();
   const store = await openStore({ path: config.database, durability: config.durability });
-  const registry = await loadPlugins({ root: config.pluginsDir, runtimeVersion: RUNTIME_VERSION, pluginConfig: config.plugins });
+  const registry = await loadPlugins({ root: config.pluginsDir, runtimeVersion: RUNTIME_VERSION, pluginConfig: config.plugins, logger });
   for (const warning of registry.warnings) logger.warn(warning);
   for (const failure of registry.failed) logger.warn("plugin failed to load", { plugin: failure.name, reason: failure.reason });
   const pool = createPluginPool(registry, { deadlineMs: config.handlerTimeoutMs, logger, onCall: handlerCallObserver(metrics, logger) });
@@ -110,7 +110,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
       graceMs: config.shutdownGraceMs, logger, drain, server, runs, auditWrites,
       stopTimers: () => retention.stop(),
       closeMcp: () => mcp.close(),
-      closeSandbox: () => sandbox.close().finally(stopWorkerExitLog),
+      closeSandbox: async () => { await Promise.all([sandbox.close().finally(stopWorkerExitLog), registry.close()]); },
       closeStore: () => store.close(),
     }),
   };

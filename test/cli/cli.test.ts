@@ -93,7 +93,7 @@ describe("knot-tools CLI", () => {
     try {
       const out = await daemon.started;
       assert.ok(fs.existsSync(path.join(fresh, "data", "knot-tools.db")), "the default database is ./data/knot-tools.db");
-      assert.match(out, /examples\/plugins \(demo, metrics\)/, "the bundled examples load when ./plugins does not exist");
+      assert.match(out, /examples\/plugins \(demo, metrics, wordcount\)/, "the bundled examples load when ./plugins does not exist");
       const adminToken = /(kt_\S+)/.exec(out)![1]!;
       const url = /listening on (http:\/\/\S+)/.exec(out)![1]!;
       const plugins = await request(`${url}/api/plugins`, adminToken);
