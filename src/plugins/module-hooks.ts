@@ -18,6 +18,7 @@ const KNOT_MODULES: Record<string, string> = {
   "knot:tool": new URL("./knot/tool.ts", import.meta.url).href,
   "knot:identity": new URL("./knot/identity.ts", import.meta.url).href,
   "knot:plugin": new URL("./knot/plugin.ts", import.meta.url).href,
+  "knot:events": new URL("../events/knot-events.ts", import.meta.url).href,
 };
 
 const NAME = /^[a-z0-9_-]+$/;

@@ -1,6 +1,7 @@
 /** The Store on an embedded SQLite file: opens it, migrates it, and puts the parts together. */
 import type { Store } from "../store.ts";
 import { createAuditMethods } from "./audit.ts";
+import { createEventMethods } from "./events.ts";
 import type { StoreContext } from "./context.ts";
 import { createGrantMethods } from "./grants.ts";
 import { migrate } from "./migrate.ts";
@@ -41,6 +42,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     ...createTokenMethods(context),
     ...createUserToolMethods(context),
     ...createAuditMethods(context),
+    ...createEventMethods(context),
     ...createSettingMethods(context),
     async close() {
       db.close();
