@@ -59,6 +59,12 @@ export function createUserToolsCatalog(store: Store, registry: PluginRegistry, o
     if (!hasPermission(principal, BUILTIN_PERMISSIONS.toolsAuthor)) throw new KnotError("PERMISSION_DENIED", `permission denied: writing tools needs ${BUILTIN_PERMISSIONS.toolsAuthor}`);
     if (!mayWrite(principal)) throw new KnotError("PERMISSION_DENIED", "permission denied: this token may not change things");
   };
+  // A sink runs later as its owner with the owner's full rights: a scoped credential saving one
+  // would launder its scopes away, so only an unscoped one (web session of an unscoped token) may.
+  const mayKeepSinks = (principal: Principal, events: readonly string[]) => {
+    if (principal.scopes !== null) throw new KnotError("PERMISSION_DENIED", "permission denied: a sink runs with its owner's full rights, so saving one needs an unscoped credential");
+    checkSubscriptions(registry, events);
+  };
   const owned = async (principal: Principal, id: string) => {
     const tool = await getVisible(principal, id);
     if (tool.ownerId !== principal.user.id) throw new KnotError("PERMISSION_DENIED", "permission denied: only the owner can change a tool");
@@ -77,7 +83,7 @@ export function createUserToolsCatalog(store: Store, registry: PluginRegistry, o
     async create(principal, body) {
       mustAuthor(principal);
       const input = parseUserToolInput(body);
-      if (input.events) checkSubscriptions(registry, input.events);
+      if (input.kind === "sink") mayKeepSinks(principal, input.events ?? []);
       const tool = await store.createUserTool(principal.user.id, input);
       options.onChange?.(tool, null);
       await options.onEvent?.("tool.saved", tool, principal);
@@ -87,7 +93,7 @@ export function createUserToolsCatalog(store: Store, registry: PluginRegistry, o
       mustAuthor(principal);
       const current = await owned(principal, id);
       const input = parseUserToolInput(body, current);
-      if (input.events) checkSubscriptions(registry, input.events);
+      if (input.kind === "sink") mayKeepSinks(principal, input.events ?? []);
       const expected = body.expectedVersion;
       if (expected !== undefined && !Number.isInteger(expected)) throw new KnotError("INVALID_ARGUMENT", "expectedVersion must be an integer", { where: "expectedVersion" });
       const tool = await store.updateUserTool(id, principal.user.id, input, expected as number | undefined);
