@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { createLogger } from "../../src/log.ts";
 import { loadPlugins } from "../../src/plugins/loader.ts";
 import type { PluginRegistry } from "../../src/plugins/registry.ts";
 import { tempDir } from "../helpers/fixtures.ts";
@@ -11,6 +12,7 @@ import { writePythonPeer } from "../helpers/peers.ts";
 describe("peer start", () => {
   let registry: PluginRegistry;
   let started: number;
+  const lines: Array<Record<string, unknown>> = [];
 
   before(async () => {
     const root = tempDir();
@@ -20,9 +22,9 @@ describe("peer start", () => {
     fs.mkdirSync(path.dirname(garbage), { recursive: true });
     fs.writeFileSync(garbage, "#!/bin/sh\necho 'this is not json'\nsleep 30\n", { mode: 0o755 });
     writePythonPeer(root, "fine", "fine", { name: "fine", manifest: { version: "2.0.0", handlers: [{ handler: "ghost" }] }, body: "" });
-    writePythonPeer(root, "ok", "ok", { name: "ok", manifest: { version: "1.0.0" }, body: "" });
+    writePythonPeer(root, "ok", "ok", { name: "ok", manifest: { version: "1.0.0" }, body: 'sys.stderr.write("hello from stderr\\n"); sys.stderr.flush(); peer.log("a log notification", "warn")' });
     started = performance.now();
-    registry = await loadPlugins({ root, runtimeVersion: "0.1.0", peerStartTimeoutMs: 5_000 });
+    registry = await loadPlugins({ root, runtimeVersion: "0.1.0", peerStartTimeoutMs: 5_000, logger: createLogger({ level: "debug", write: (line) => lines.push(JSON.parse(line)) }) });
   });
   after(() => registry.close());
 
@@ -40,5 +42,11 @@ describe("peer start", () => {
     assert.match(registry.failed.find((f) => f.name === "fine")?.reason ?? "", /handler "ghost".*nor a function of its peers/);
     assert.deepEqual([...registry.loaded.keys()], ["ok"]);
     assert.equal(registry.loaded.get("ok")?.peers?.health()[0]?.state, "up");
+  });
+
+  it("a peer's stderr and log notifications go to the server log under the plugin's name", async () => {
+    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(lines.some((l) => l.plugin === "ok" && l.msg === "hello from stderr" && l.stream === "stderr"), JSON.stringify(lines));
+    assert.ok(lines.some((l) => l.plugin === "ok" && l.msg === "a log notification" && l.level === "warn"));
   });
 });
