@@ -54,6 +54,8 @@ export function createEventBus(store: Store, logger: Logger): EventBus {
       const sinks = (await store.listSinks()).filter((s) => s.events?.includes(input.type) && s.id !== origin);
       const receivers: string[] = [];
       for (const sink of sinks) if (await mayReceive(sink, input.audience)) receivers.push(sink.id);
+      // No receiver, nothing to deliver: the outbox holds events only for the sinks that will get them.
+      if (receivers.length === 0) return;
       const event = { id: randomUUID(), type: input.type, at: new Date().toISOString(), data: input.data ?? null };
       await store.appendEvent(event, receivers);
       logger.debug("event stored", { type: event.type, eventId: event.id, sinks: receivers.length });

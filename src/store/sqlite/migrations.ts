@@ -177,6 +177,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       ) STRICT;
       CREATE INDEX sink_deliveries_open ON sink_deliveries (sink_id, id) WHERE status IN ('pending', 'failed');
       CREATE INDEX sink_deliveries_by_sink ON sink_deliveries (sink_id, id);
+      CREATE INDEX user_tools_sinks ON user_tools (created_at, id) WHERE sink_events IS NOT NULL;
     `,
   },
 ]);
