@@ -20,6 +20,11 @@ import { createHttpServer } from "./http/server.ts";
 import { createDrain } from "./lifecycle/drain.ts";
 import { createPendingWork } from "./lifecycle/pending-work.ts";
 import { shutdownGracefully } from "./lifecycle/shutdown.ts";
+import { createEventBus } from "./events/event-bus.ts";
+import { bindPluginEvents } from "./events/knot-events.ts";
+import { withRunEvents } from "./events/run-events.ts";
+import { startSinkDispatcher, type SinkDispatcher } from "./events/sink-dispatcher.ts";
+import { sinkRoutes } from "./events/sink-routes.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
 import { metricsRoutes } from "./metrics/metrics-route.ts";
@@ -40,6 +45,8 @@ export interface App extends Services {
   readonly sandbox: SandboxPool;
   readonly mcp: McpSurface;
   readonly metrics: Metrics;
+  /** Delivers the event sinks' outbox. */
+  readonly sinks: SinkDispatcher;
   /** Starts listening; resolves with the bound address (port 0 picks a free one). */
   listen(): Promise<{ host: string; port: number; url: string }>;
   /** Graceful: refuses new work, lets running calls finish (config.shutdownGraceMs), closes the store last. */
@@ -56,7 +63,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   const runs = createPendingWork();
   const auditWrites = createPendingWork();
   const store = await openStore({ path: config.database, durability: config.durability });
-  const registry = await loadPlugins({ root: config.pluginsDir, runtimeVersion: RUNTIME_VERSION, pluginConfig: config.plugins });
+  const registry = await loadPlugins({ root: config.pluginsDir, runtimeVersion: RUNTIME_VERSION, pluginConfig: config.plugins, logger });
   for (const warning of registry.warnings) logger.warn(warning);
   for (const failure of registry.failed) logger.warn("plugin failed to load", { plugin: failure.name, reason: failure.reason });
   const pool = createPluginPool(registry, { deadlineMs: config.handlerTimeoutMs, logger, onCall: handlerCallObserver(metrics, logger) });
@@ -69,18 +76,25 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
     ...(config.sandbox.recycleAfterRuns === undefined ? {} : { recycleAfterRuns: config.sandbox.recycleAfterRuns }),
   });
   let mcp: McpSurface | null = null;
-  const catalog = createUserToolsCatalog(store, registry, { onChange: (tool, previous) => mcp?.notifyToolsChanged(usersAffectedBy(tool, previous)) });
+  const events = createEventBus(store, logger);
+  bindPluginEvents(pool, registry, events);
+  const catalog = createUserToolsCatalog(store, registry, {
+    onChange: (tool, previous) => mcp?.notifyToolsChanged(usersAffectedBy(tool, previous)),
+    onEvent: (type, tool, by) => events.emit({ type, data: { toolId: tool.id, name: tool.name, kind: tool.kind, version: tool.version, by: by.user.name }, audience: { kind: "owner", userId: tool.ownerId }, cause: by }),
+  });
   let baseUrl: string | null = null;
   const quotas = createQuotas(config.quotas);
-  const runner = createToolRunner({
+  const runner = withRunEvents(createToolRunner({
     sandbox: observeSandbox(sandbox, { metrics, logger, runs }), catalog, registry, loopbackTokens, limits: config.limits, loopbackBase: () => baseUrl, tokenTtlMs: config.loopbackTokenTtlMs, quotas,
-  });
-  const services: Services = { config, store, pool, auth, loopbackTokens, audit, catalog, runner, logger, runtimeVersion: RUNTIME_VERSION,
+  }), () => events);
+  const services: Services = { config, store, pool, auth, loopbackTokens, audit, catalog, runner, logger, runtimeVersion: RUNTIME_VERSION, events,
     toolsChanged: (userIds) => mcp?.notifyToolsChanged(userIds) };
 
   mcp = createMcpSurface(services);
+  const sinks = startSinkDispatcher({ store, auth, runner, audit, logger, settings: config.sinks, leaseMs: config.limits.wallMs + 30_000 });
+  events.onStored(() => sinks.wake());
   const retention = startAuditRetention(store, config.audit.retentionDays, logger);
-  const routes: Route[] = [...visibilityRoutes(services, mcp), ...auditRoutes(services), ...coreRoutes(services), ...pluginRoutes(services), ...toolRoutes(services, { catalog, runner, audit }), ...webRoutes(services), ...metricsRoutes(metrics)];
+  const routes: Route[] = [...visibilityRoutes(services, mcp), ...auditRoutes(services), ...coreRoutes(services), ...pluginRoutes(services), ...toolRoutes(services, { catalog, runner, audit }), ...webRoutes(services), ...sinkRoutes(services), ...metricsRoutes(metrics)];
   const drain = createDrain({
     // While draining, a running tool's loopback calls still reach their handlers so the run can finish.
     exempt: (req) => isLoopbackAddress(req.socket.remoteAddress) && loopbackTokens.lookup(bearerFrom(req.headers.authorization) ?? "") !== null,
@@ -97,6 +111,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
     sandbox,
     mcp,
     metrics,
+    sinks,
     listen: () => new Promise((resolve, reject) => {
       server.once("error", reject);
       server.listen(config.port, config.host, () => {
@@ -108,9 +123,12 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
     }),
     close: () => closing ??= shutdownGracefully({
       graceMs: config.shutdownGraceMs, logger, drain, server, runs, auditWrites,
-      stopTimers: () => retention.stop(),
+      stopTimers: () => {
+        retention.stop();
+        return sinks.stop();
+      },
       closeMcp: () => mcp.close(),
-      closeSandbox: () => sandbox.close().finally(stopWorkerExitLog),
+      closeSandbox: async () => { await Promise.all([sandbox.close().finally(stopWorkerExitLog), registry.close()]); },
       closeStore: () => store.close(),
     }),
   };

@@ -35,6 +35,8 @@ export interface ServerConfig {
   readonly mcp: { readonly stateless: boolean; readonly allowedHosts: readonly string[] };
   readonly audit: { readonly retentionDays: number; readonly maskKey: string | null };
   readonly plugins: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** Event sink delivery: attempts before `dead`, first retry delay (doubling, capped), outbox poll interval. */
+  readonly sinks: { readonly maxAttempts: number; readonly backoffMs: number; readonly maxBackoffMs: number; readonly pollMs: number };
 }
 
 export const DEFAULT_CONFIG: ServerConfig = Object.freeze({
@@ -55,6 +57,7 @@ export const DEFAULT_CONFIG: ServerConfig = Object.freeze({
   mcp: Object.freeze({ stateless: false, allowedHosts: Object.freeze([]) }),
   audit: Object.freeze({ retentionDays: 90, maskKey: null }),
   plugins: Object.freeze({}),
+  sinks: Object.freeze({ maxAttempts: 5, backoffMs: 1_000, maxBackoffMs: 300_000, pollMs: 500 }),
 });
 
 const SHAPE: Record<string, Record<string, "string" | "number" | "boolean" | "string[]"> | "string" | "number"> = {
@@ -62,6 +65,7 @@ const SHAPE: Record<string, Record<string, "string" | "number" | "boolean" | "st
   sandbox: { workers: "number", runs_per_worker: "number", worker_memory_mb: "number", recycle_after_runs: "number" },
   limits: { heap_mb: "number", cpu_ms: "number", wall_ms: "number", result_bytes: "number", log_bytes: "number", loopback_calls: "number" },
   mcp: { stateless: "boolean", allowed_hosts: "string[]" },
+  sinks: { max_attempts: "number", backoff_ms: "number", max_backoff_ms: "number", poll_ms: "number" },
   quotas: { user_concurrent_runs: "number", user_runs_per_minute: "number", token_concurrent_runs: "number", token_runs_per_minute: "number", max_concurrent_runs: "number", max_queued_runs: "number" },
   audit: { retention_days: "number", mask_key: "string" },
 };
@@ -118,6 +122,7 @@ export function configFromToml(doc: Record<string, unknown>, baseDir: string): S
     mcp: Object.freeze({ stateless: (m.stateless as boolean) ?? d.mcp.stateless, allowedHosts: Object.freeze((m.allowed_hosts as string[]) ?? d.mcp.allowedHosts) }),
     audit: Object.freeze({ retentionDays: (a.retention_days as number) ?? d.audit.retentionDays, maskKey: (a.mask_key as string) ?? d.audit.maskKey }),
     plugins: pluginTables(doc.plugins),
+    sinks: sinkSettings((doc.sinks ?? {}) as Record<string, number | undefined>),
   });
 }
 
@@ -135,6 +140,11 @@ function httpLimitsOf(s: Record<string, unknown>): HttpLimits {
     throw new KnotError("CONFIG_INVALID", "config: server.headers_timeout_ms must not exceed server.request_timeout_ms (the headers are part of the request)", { where: "server.headers_timeout_ms" });
   }
   return Object.freeze(limits);
+}
+
+function sinkSettings(k: Record<string, number | undefined>): ServerConfig["sinks"] {
+  const d = DEFAULT_CONFIG.sinks;
+  return Object.freeze({ maxAttempts: k.max_attempts ?? d.maxAttempts, backoffMs: k.backoff_ms ?? d.backoffMs, maxBackoffMs: k.max_backoff_ms ?? d.maxBackoffMs, pollMs: k.poll_ms ?? d.pollMs });
 }
 
 function logLevelOf(value: unknown): LogLevel | undefined {

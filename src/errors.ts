@@ -9,7 +9,8 @@ export const ERROR_CODES = {
   CONFIG_INVALID: { status: 500, meaning: "the server configuration is malformed" },
   METADATA_INVALID: { status: 500, meaning: "a plugin's metadata block is malformed" },
   PLUGIN_COLLISION: { status: 500, meaning: "a plugin declares a tool name another plugin already owns" },
-  PLUGIN_LOAD_FAILED: { status: 500, meaning: "a plugin's code could not be imported" },
+  PLUGIN_LOAD_FAILED: { status: 500, meaning: "a plugin's code could not be imported (or its peers could not start)" },
+  PLUGIN_UNAVAILABLE: { status: 503, meaning: "a plugin's peer process is down and being restarted; retry shortly" },
   // requests
   BAD_REQUEST: { status: 400, meaning: "the request is malformed" },
   INVALID_JSON: { status: 400, meaning: "the request body is not valid JSON" },

@@ -4,6 +4,7 @@ import type { LoopbackTokens } from "./auth/loopback-tokens.ts";
 import type { ServerConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
 import type { PluginPool } from "./plugins/plugin-pool.ts";
+import type { EventBus } from "./events/event-bus.ts";
 import type { Store } from "./store/store.ts";
 import type { ToolRunner } from "./tools/tool-runner.ts";
 import type { UserToolsCatalog } from "./tools/user-tools.ts";
@@ -20,6 +21,8 @@ export interface Services {
   readonly runner: ToolRunner;
   readonly logger: Logger;
   readonly runtimeVersion: string;
+  /** Event sinks' outbox: emit product events (tool.saved, grant.changed, …). */
+  readonly events: EventBus;
   /** Tell connected MCP clients whose visible tools may have changed (grants, memberships); all when omitted. */
   toolsChanged(userIds?: readonly string[]): void;
 }

@@ -25,7 +25,7 @@ describe("the shipped examples", () => {
   after(() => t.close());
 
   it("load with no failures or warnings", () => {
-    assert.deepEqual([...t.app.pool.registry.loaded.keys()], ["demo", "metrics"]);
+    assert.deepEqual([...t.app.pool.registry.loaded.keys()], ["demo", "metrics", "wordcount"]);
     assert.deepEqual(t.app.pool.registry.failed, []);
     assert.deepEqual(t.app.pool.registry.warnings, []);
   });
@@ -37,6 +37,12 @@ describe("the shipped examples", () => {
     assert.deepEqual(open.body, { add: 5, scale: 10, counter: 2, gatedReport: { ok: false, error: "plugin.demo.view_dashboard not granted" } });
     const allowed = await request(`${t.url}/plugins/demo/lib_exports`, viewer);
     assert.deepEqual(allowed.body.gatedReport, { ok: true, value: { visitors: 42, by: "viewer" } });
+  });
+
+  it("wordcount: a Python peer (no main.js) whose count_words handler is gated by count", async () => {
+    assert.equal((await request(`${t.url}/plugins/wordcount/count_words?text=a+b`, nobody)).status, 403);
+    const counter = (await t.userWithToken("wc", { grants: ["plugin.wordcount.count"] })).token;
+    assert.deepEqual((await request(`${t.url}/plugins/wordcount/count_words?text=a+b`, counter)).body, { words: 2, by: "wc" });
   });
 
   it("metrics: export_all is gated by export; export_metrics refuses callers outside platform", async () => {

@@ -13,6 +13,8 @@ export interface CallContext {
   readonly pool: PluginCaller;
   readonly tool: ToolState | null;
   readonly requestId: string | null;
+  /** The plugin whose handler is running (so `knot:events.emit` knows whose declarations apply). */
+  readonly plugin?: string;
 }
 
 /** The in-process `call()` that `knot:plugin` forwards to. */

@@ -9,9 +9,14 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { buildClientModules, type ClientModuleSet } from "../../client-modules/index.ts";
 import { KnotError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { silentLogger } from "../log.ts";
 import { parsePluginManifest } from "./manifest/index.ts";
 import type { PluginManifest } from "./manifest-types.ts";
-import { registerPluginRoot, removeLoadedPlugin } from "./module-hooks.ts";
+import { registerPluginRoot, removeLoadedPlugin, rootKey } from "./module-hooks.ts";
+import { parsePeerManifest } from "./peers/peer-manifest.ts";
+import { registerPeerModule, removePeerModules } from "./peers/peer-modules.ts";
+import { hasPeerFolder, manifestPeer, startPluginPeers, type PluginPeers } from "./peers/plugin-peers.ts";
 import { PluginRegistry, type FailedPlugin, type HandlerFunction, type LoadedPlugin, type PluginProblem } from "./registry.ts";
 
 export interface LoadOptions {
@@ -19,6 +24,14 @@ export interface LoadOptions {
   readonly runtimeVersion: string;
   /** The server config's `[plugins.<name>]` tables. */
   readonly pluginConfig?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** Peers' stderr and log notifications go here, under the plugin's name. */
+  readonly logger?: Logger;
+  /** How long each peer in `bin/` has to answer `initialize` (default 15 s). */
+  readonly peerStartTimeoutMs?: number;
+  /** A peer call's own bound (the pool's handler deadline usually ends it first). */
+  readonly peerCallTimeoutMs?: number;
+  /** First restart delay of a crashed peer (default 250 ms, doubling). */
+  readonly peerBackoffMs?: number;
 }
 
 interface Candidate {
@@ -27,6 +40,7 @@ interface Candidate {
   readonly manifest: PluginManifest;
   readonly config: Record<string, unknown>;
   readonly clientModules: ClientModuleSet | null;
+  readonly peers: PluginPeers | null;
 }
 
 const PLUGIN_NAME = /^[a-z0-9_-]+$/;
@@ -38,25 +52,29 @@ export async function loadPlugins(options: LoadOptions): Promise<PluginRegistry>
   const fail = (name: string, dir: string, problems: PluginProblem[]) => failed.push({ name, dir, reason: problems.map((p) => p.message).join("; "), problems });
 
   const candidates: Candidate[] = [];
-  for (const entry of listEntries(root, warnings)) {
-    const dir = path.join(root, entry);
-    const result = readCandidate(entry, dir, options);
-    if ("problems" in result) fail(entry, dir, result.problems);
+  const entries = listEntries(root, warnings);
+  removePeerModules(rootKey(root));
+  const read = await Promise.all(entries.map((entry) => readCandidate(entry, path.join(root, entry), options)));
+  read.forEach((result, i) => {
+    if ("problems" in result) fail(entries[i]!, path.join(root, entries[i]!), result.problems);
     else candidates.push(result);
-  }
+  });
 
   registerPluginRoot(root, candidates.map((c) => c.name));
+  for (const candidate of candidates) registerPeerModules(root, candidate, options);
   const imported: LoadedPlugin[] = [];
   for (const candidate of candidates) {
     const result = await importCandidate(candidate);
     if ("problems" in result) {
       removeLoadedPlugin(root, candidate.name);
+      await candidate.peers?.stop();
       fail(candidate.name, candidate.dir, result.problems);
     } else imported.push(result);
   }
 
   const loaded = withoutCollisions(imported, (plugin, problems) => {
     removeLoadedPlugin(root, plugin.name);
+    void plugin.peers?.stop();
     fail(plugin.name, plugin.dir, problems);
   });
   failed.sort((a, b) => a.name.localeCompare(b.name));
@@ -71,17 +89,32 @@ function listEntries(root: string, warnings: string[]): string[] {
   const names: string[] = [];
   for (const entry of fs.readdirSync(root, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     if (entry.name.startsWith(".")) continue;
-    if (!entry.isDirectory()) warnings.push(`skipped ${entry.name}: a plugin is a folder with a main.js, not a loose file`);
+    if (!entry.isDirectory()) warnings.push(`skipped ${entry.name}: a plugin is a folder with a main.js or a bin/ of peers, not a loose file`);
     else if (!PLUGIN_NAME.test(entry.name)) warnings.push(`skipped ${entry.name}: plugin folder names use only a-z, 0-9, _ and -`);
-    else if (!fs.existsSync(path.join(root, entry.name, "main.js"))) warnings.push(`skipped ${entry.name}: no main.js in the folder`);
+    else if (!fs.existsSync(path.join(root, entry.name, "main.js")) && !hasPeerFolder(path.join(root, entry.name))) warnings.push(`skipped ${entry.name}: no main.js and no bin/ folder of peers`);
     else names.push(entry.name);
   }
   return names;
 }
 
-function readCandidate(name: string, dir: string, options: LoadOptions): Candidate | { problems: PluginProblem[] } {
-  const source = fs.readFileSync(path.join(dir, "main.js"), "utf8");
-  const parsed = parsePluginManifest(name, source, { runtimeVersion: options.runtimeVersion });
+async function readCandidate(name: string, dir: string, options: LoadOptions): Promise<Candidate | { problems: PluginProblem[] }> {
+  let peers: PluginPeers | null = null;
+  if (hasPeerFolder(dir)) {
+    const started = await startPluginPeers(name, dir, {
+      runtimeVersion: options.runtimeVersion, logger: options.logger ?? silentLogger, startTimeoutMs: options.peerStartTimeoutMs ?? 15_000,
+      callTimeoutMs: options.peerCallTimeoutMs ?? 60_000, ...(options.peerBackoffMs !== undefined ? { backoffMs: options.peerBackoffMs } : {}),
+    });
+    if (!started.ok) return { problems: started.problems };
+    peers = started.peers;
+  }
+  const result = await readDeclarations(name, dir, options, peers);
+  if ("problems" in result) await peers?.stop();
+  return result;
+}
+
+async function readDeclarations(name: string, dir: string, options: LoadOptions, peers: PluginPeers | null): Promise<Candidate | { problems: PluginProblem[] }> {
+  const parsed = peerOrBlockManifest(name, dir, options, peers);
+  if ("problems" in parsed) return parsed;
   if (!parsed.ok) return { problems: parsed.errors.map(toProblem) };
   const manifest = parsed.manifest;
 
@@ -92,19 +125,47 @@ function readCandidate(name: string, dir: string, options: LoadOptions): Candida
     return { problems: missing.map((key) => ({ code: "CONFIG_INVALID", where: `${name}: config`, message: `plugin "${name}": config key "${key}" is required in the server config's [plugins.${name}] table` })) };
   }
 
-  if (manifest.exports.length === 0) return { name, dir, manifest, config, clientModules: null };
-  const built = buildClientModules(name, manifest.exports, (file) => fs.readFileSync(path.join(dir, file), "utf8"));
+  if (manifest.exports.length === 0) return { name, dir, manifest, config, clientModules: null, peers };
+  // Read peer-first (a fetcher peer may serve its own client), disk second; the build itself is synchronous.
+  const texts = new Map<string, string>();
+  for (const e of manifest.exports) {
+    const text = peers ? await peers.readFile(e.file) : null;
+    if (text !== null) texts.set(e.file, text);
+  }
+  const built = buildClientModules(name, manifest.exports, (file) => texts.get(file) ?? fs.readFileSync(path.join(dir, file), "utf8"));
   if (!built.ok) {
     return { problems: built.problems.map((p) => ({ code: p.code, where: `${name}: export ${p.file}`, line: p.line, message: `plugin "${name}": export ${p.file} line ${p.line}: ${p.message}` })) };
   }
-  return { name, dir, manifest, config, clientModules: built.set };
+  return { name, dir, manifest, config, clientModules: built.set, peers };
+}
+
+/** main.js's block if there is a main.js; else the declarations of the manifest peer. */
+function peerOrBlockManifest(name: string, dir: string, options: LoadOptions, peers: PluginPeers | null) {
+  const main = path.join(dir, "main.js");
+  if (fs.existsSync(main) || !peers) return parsePluginManifest(name, fs.readFileSync(main, "utf8"), { runtimeVersion: options.runtimeVersion });
+  const chosen = manifestPeer(name, peers);
+  if ("problem" in chosen) return { problems: [chosen.problem] };
+  const knot = chosen.peer.info.manifest ?? { version: chosen.peer.info.version, description: chosen.peer.info.description };
+  return parsePeerManifest(name, chosen.peer.info.name, knot, { runtimeVersion: options.runtimeVersion });
+}
+
+/** `plugin:<peer name>` for plugin code; a peer-only plugin's manifest peer also answers `plugin:<plugin name>`. */
+function registerPeerModules(root: string, candidate: Candidate, options: LoadOptions): void {
+  if (!candidate.peers) return;
+  const entry = (peer: PluginPeers["peers"][number]) => ({ peer, config: candidate.config, timeoutMs: options.peerCallTimeoutMs ?? 60_000 });
+  for (const peer of candidate.peers.peers) registerPeerModule(rootKey(root), peer.info.name, entry(peer));
+  if (!fs.existsSync(path.join(candidate.dir, "main.js"))) {
+    const chosen = manifestPeer(candidate.name, candidate.peers);
+    if ("peer" in chosen) registerPeerModule(rootKey(root), candidate.name, entry(chosen.peer));
+  }
 }
 
 async function importCandidate(candidate: Candidate): Promise<LoadedPlugin | { problems: PluginProblem[] }> {
   const { name, manifest } = candidate;
-  let namespace: Record<string, unknown>;
+  let namespace: Record<string, unknown> = {};
   try {
-    namespace = await import(pathToFileURL(path.join(candidate.dir, "main.js")).href) as Record<string, unknown>;
+    const main = path.join(candidate.dir, "main.js");
+    if (fs.existsSync(main)) namespace = await import(pathToFileURL(main).href) as Record<string, unknown>;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { problems: [{ code: "PLUGIN_LOAD_FAILED", where: `${name}: main.js`, message: `plugin "${name}": main.js failed to import: ${message}` }] };
@@ -118,11 +179,13 @@ async function importCandidate(candidate: Candidate): Promise<LoadedPlugin | { p
   ];
   for (const { handler, line, key } of declared) {
     const fn = namespace[handler];
+    const peerFn = candidate.peers?.handler(handler) ?? null;
     if (typeof fn === "function") functions.set(handler, fn as HandlerFunction);
-    else problems.push({ code: "METADATA_INVALID", where: `${name}: ${key}.handler`, line, message: `plugin "${name}": ${key} handler "${handler}" (main.js line ${line}) is not an exported function of main.js` });
+    else if (peerFn) functions.set(handler, peerFn);
+    else problems.push({ code: "METADATA_INVALID", where: `${name}: ${key}.handler`, line, message: `plugin "${name}": ${key} handler "${handler}" (main.js line ${line}) is not an exported function of main.js${candidate.peers ? " nor a function of its peers" : ""}` });
   }
   if (problems.length > 0) return { problems };
-  return { name, dir: candidate.dir, manifest, config: Object.freeze(candidate.config), clientModules: candidate.clientModules, functions };
+  return { name, dir: candidate.dir, manifest, config: Object.freeze(candidate.config), clientModules: candidate.clientModules, functions, peers: candidate.peers };
 }
 
 /** Tool names are one namespace: in plugin-name order the first owner wins; a later plugin fails whole. */

@@ -49,6 +49,15 @@ export interface PageDecl {
   readonly line: number;
 }
 
+export interface EventDecl {
+  /** Qualified: `plugin.<name>.<type>`. */
+  readonly type: string;
+  readonly description: string;
+  /** Qualified permission a sink's owner needs to receive it; null = any sink owner. */
+  readonly permission: string | null;
+  readonly line: number;
+}
+
 export interface ExportDecl {
   /** File name relative to the plugin folder, e.g. `client.js`. */
   readonly file: string;
@@ -71,6 +80,8 @@ export interface PluginManifest {
   readonly exports: readonly ExportDecl[];
   /** Keys the plugin requires from the server config's `[plugins.<name>]` table. */
   readonly config: readonly string[];
+  /** `[[tool.knot.events]]`: event types the plugin may emit. */
+  readonly events: readonly EventDecl[];
 }
 
 export interface JsonSchemaObject {

@@ -3,18 +3,22 @@
  *   knot:tool | knot:identity | knot:plugin   → the host's modules for plugin code
  *   plugin:<name>                              → that plugin's main.js
  *   plugin:<name>/<stem>                       → that plugin's libs/<stem>.js (never its client exports)
+ *   plugin:<peer name>                         → async proxies of a peer's functions (when no main.js answers that name)
  * Node 24's `module.registerHooks` is synchronous and in-thread. The hook is process-wide, so each
  * plugins folder registers its loaded plugins here and an import resolves against the folder that
  * holds the importing file: two hosts in one process never see each other's plugins.
  */
+import fs from "node:fs";
 import { registerHooks } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { PEER_MODULE_SCHEME, peerModuleSource, peerModuleUrl } from "./peers/peer-modules.ts";
 
 const KNOT_MODULES: Record<string, string> = {
   "knot:tool": new URL("./knot/tool.ts", import.meta.url).href,
   "knot:identity": new URL("./knot/identity.ts", import.meta.url).href,
   "knot:plugin": new URL("./knot/plugin.ts", import.meta.url).href,
+  "knot:events": new URL("../events/knot-events.ts", import.meta.url).href,
 };
 
 const NAME = /^[a-z0-9_-]+$/;
@@ -48,6 +52,10 @@ function install(): void {
       if (specifier.startsWith("plugin:")) return { url: resolvePluginSpecifier(specifier, context.parentURL), format: "module", shortCircuit: true };
       return nextResolve(specifier, context);
     },
+    load(url, context, nextLoad) {
+      if (url.startsWith(PEER_MODULE_SCHEME)) return { format: "module", source: peerModuleSource(url), shortCircuit: true };
+      return nextLoad(url, context);
+    },
   });
 }
 
@@ -58,6 +66,9 @@ function resolvePluginSpecifier(specifier: string, parentURL: string | undefined
   }
   const root = parentURL?.startsWith("file:") ? rootOf(fileURLToPath(parentURL)) : null;
   if (!root) throw new Error(`cannot import "${specifier}": only plugin code may import plugin modules`);
+  const mainFile = path.join(root, name, "main.js");
+  const peer = stem === undefined && !(roots.get(root)?.has(name) && fs.existsSync(mainFile)) ? peerModuleUrl(root, name) : null;
+  if (peer) return peer;
   if (!roots.get(root)?.has(name)) throw new Error(`cannot import "${specifier}": plugin "${name}" is not loaded`);
   const file = stem === undefined ? path.join(root, name, "main.js") : path.join(root, name, "libs", `${stem}.js`);
   return pathToFileURL(file).href;
@@ -66,6 +77,11 @@ function resolvePluginSpecifier(specifier: string, parentURL: string | undefined
 function rootOf(file: string): string | null {
   for (const root of roots.keys()) if (file.startsWith(root)) return root;
   return null;
+}
+
+/** The key a plugins root is known by here (absolute, with a trailing separator). */
+export function rootKey(root: string): string {
+  return withSep(path.resolve(root));
 }
 
 function withSep(dir: string): string {

@@ -57,7 +57,7 @@ export function createPluginPool(registry: PluginRegistry, options: { deadlineMs
         method: input.method, path, params: structuredClone(input.params),
         config: structuredClone(plugin.config) as Record<string, unknown>, user: toUserData(input.principal),
       });
-      const context = { principal: input.principal, pool, tool, requestId: input.requestId ?? null };
+      const context = { principal: input.principal, pool, tool, requestId: input.requestId ?? null, plugin: plugin.name };
       const run = () => runWithContext(context, async () => fn(request));
       const returned = await withDeadline(run, options.deadlineMs, plugin.name, fn.name).catch((error: unknown) => {
         if (isToolReturn(error)) return undefined;

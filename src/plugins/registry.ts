@@ -18,8 +18,10 @@ export interface LoadedPlugin {
   readonly manifest: PluginManifest;
   readonly config: Readonly<Record<string, unknown>>;
   readonly clientModules: ClientModuleSet | null;
-  /** Exported functions of main.js, by name. */
+  /** Exported functions of main.js (or functions of its peers), by name. */
   readonly functions: ReadonlyMap<string, HandlerFunction>;
+  /** The plugin's peers (`bin/*`), or null for a main.js-only plugin. */
+  readonly peers: import("./peers/plugin-peers.ts").PluginPeers | null;
 }
 
 export interface PluginProblem {
@@ -100,6 +102,11 @@ export class PluginRegistry {
   clientModule(specifier: string): string | null {
     const name = specifier.slice("plugin:".length).split("/")[0] ?? "";
     return this.loaded.get(name)?.clientModules?.modules.get(specifier) ?? null;
+  }
+
+  /** Stops every plugin's peers (on server close). */
+  async close(): Promise<void> {
+    await Promise.all([...this.loaded.values()].map((p) => p.peers?.stop()));
   }
 
   clientModuleSpecifiers(): Set<string> {

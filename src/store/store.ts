@@ -43,7 +43,8 @@ export interface TokenRecord {
   readonly parentId: string | null;
 }
 
-export type ToolKind = "tool" | "lib";
+/** A `sink` is a user script run (as its owner) for the events it subscribes to. */
+export type ToolKind = "tool" | "lib" | "sink";
 /** `private`, `everyone`, or a group name prefixed with `@`. */
 export type Sharing = "private" | "everyone" | `@${string}`;
 
@@ -69,6 +70,8 @@ export interface UserToolInput {
   readonly active: boolean;
   readonly readOnly?: boolean;
   readonly destructive?: boolean;
+  /** A sink's subscribed event types (kind `sink` only). */
+  readonly events?: readonly string[];
 }
 
 export interface UserToolRecord extends UserToolInput {
@@ -86,6 +89,34 @@ export interface UserToolVersion {
   readonly savedBy: string;
   readonly tool: UserToolInput;
 }
+
+export interface StoredEvent {
+  readonly id: string;
+  readonly type: string;
+  readonly at: string;
+  readonly data: unknown;
+}
+
+export type DeliveryStatus = "pending" | "delivered" | "failed" | "dead";
+
+export interface DeliveryRecord {
+  readonly id: number;
+  readonly sinkId: string;
+  readonly eventId: string;
+  readonly type: string;
+  readonly status: DeliveryStatus;
+  readonly attempts: number;
+  readonly lastError: string | null;
+  readonly nextAttemptAt: string;
+}
+
+export interface ClaimedDelivery extends DeliveryRecord {
+  readonly event: StoredEvent;
+}
+
+export type DeliverySettlement =
+  | { readonly status: "delivered" }
+  | { readonly status: "failed" | "dead"; readonly error: string; readonly nextAttemptAt: string };
 
 export interface AuditEntryInput {
   readonly at: string;
@@ -188,6 +219,19 @@ export interface Store {
    * remaining rows stay one unbroken chain); returns how many were deleted.
    */
   pruneAudit(olderThan: string): Promise<number>;
+  // event sinks: a durable outbox (events, and one delivery row per subscribed sink)
+  /** Stores the event and a pending delivery for each sink, in one transaction. */
+  appendEvent(event: StoredEvent, sinkIds: readonly string[]): Promise<void>;
+  /** Every active sink of every owner. */
+  listSinks(): Promise<UserToolRecord[]>;
+  /**
+   * Leases up to `limit` due deliveries, at most one per sink and only each sink's oldest open one
+   * (in order per sink). PostgreSQL: FOR UPDATE SKIP LOCKED, so two instances never take the same.
+   */
+  claimDeliveries(now: string, leaseUntil: string, limit: number): Promise<ClaimedDelivery[]>;
+  settleDelivery(id: number, outcome: DeliverySettlement): Promise<void>;
+  /** Newest first. */
+  listDeliveries(sinkId: string, limit: number): Promise<DeliveryRecord[]>;
   // instance settings (e.g. the audit masking key), shared by every instance on the database
   /** The stored value of `name`; when absent, stores `create()` first (first writer wins). */
   getOrCreateSetting(name: string, create: () => string): Promise<string>;

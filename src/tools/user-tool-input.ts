@@ -10,7 +10,8 @@ import type { Sharing, UserToolInput, UserToolParameter } from "../store/store.t
 export const TOOL_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const GROUP = /^@[a-z0-9][a-z0-9_-]{0,63}$/;
 export const MAX_CODE_BYTES = 256 * 1024;
-const KEYS = new Set(["name", "kind", "description", "language", "parameters", "code", "sharing", "active", "readOnly", "destructive", "expectedVersion"]);
+const KEYS = new Set(["name", "kind", "description", "language", "parameters", "code", "sharing", "active", "readOnly", "destructive", "expectedVersion", "events"]);
+const EVENT_TYPE = /^[a-z][a-z0-9_.-]{0,127}$/;
 
 function invalid(field: string, message: string): KnotError {
   return new KnotError("INVALID_ARGUMENT", `${field} ${message}`, { where: field });
@@ -24,7 +25,7 @@ export function parseUserToolInput(body: Record<string, unknown>, base?: UserToo
   const name = pick("name", undefined);
   if (typeof name !== "string" || !TOOL_NAME.test(name)) throw invalid("name", "must be 1–64 letters, digits, _ or -, starting with a letter or digit");
   const kind = pick("kind", "tool");
-  if (kind !== "tool" && kind !== "lib") throw invalid("kind", 'must be "tool" or "lib"');
+  if (kind !== "tool" && kind !== "lib" && kind !== "sink") throw invalid("kind", 'must be "tool", "lib" or "sink"');
   const description = pick("description", "");
   if (typeof description !== "string" || description.length > 2000) throw invalid("description", "must be a string of at most 2000 characters");
   const language = pick("language", "js");
@@ -46,7 +47,17 @@ export function parseUserToolInput(body: Record<string, unknown>, base?: UserToo
   return {
     name, kind, description, language, code, sharing: sharing as Sharing, ...flags,
     parameters: parseToolParameters(pick("parameters", [])),
+    ...(kind === "sink" ? { events: parseEvents(pick("events", undefined)) } : {}),
   };
+}
+
+/** A sink's subscriptions: 1–32 distinct event type names (whether each exists is checked by the catalog). */
+function parseEvents(raw: unknown): string[] {
+  if (!Array.isArray(raw) || raw.length === 0 || raw.length > 32) throw invalid("events", 'must list 1–32 event types for a sink, e.g. ["tool.saved"]');
+  raw.forEach((type, index) => {
+    if (typeof type !== "string" || !EVENT_TYPE.test(type)) throw invalid(`events[${index}]`, "must be an event type name like \"tool.saved\"");
+  });
+  return [...new Set(raw as string[])];
 }
 
 /**
@@ -55,7 +66,7 @@ export function parseUserToolInput(body: Record<string, unknown>, base?: UserToo
  */
 export function parseDraftInput(draft: Record<string, unknown>): Pick<UserToolInput, "name" | "code" | "language" | "kind" | "parameters"> {
   const name = draft.name === undefined || draft.name === "" ? "draft" : draft.name;
-  const { code, language, kind, parameters } = parseUserToolInput({ name, code: draft.code, language: draft.language, kind: draft.kind, parameters: draft.parameters });
+  const { code, language, kind, parameters } = parseUserToolInput({ name, code: draft.code, language: draft.language, kind: draft.kind, parameters: draft.parameters, events: draft.events });
   return { name: name as string, code, language, kind, parameters };
 }
 

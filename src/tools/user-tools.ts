@@ -7,7 +7,8 @@ import { lintModule, userToolImportPolicy, type Diagnostic } from "../../client-
 import { KnotError } from "../errors.ts";
 import { BUILTIN_PERMISSIONS, hasPermission, mayWrite, type Principal } from "../identity/principal.ts";
 import type { PluginRegistry } from "../plugins/registry.ts";
-import type { Store, UserToolRecord, UserToolVersion } from "../store/store.ts";
+import { checkSubscriptions } from "../events/event-types.ts";
+import type { Store, ToolKind, UserToolRecord, UserToolVersion } from "../store/store.ts";
 import { parseUserToolInput } from "./user-tool-input.ts";
 
 export interface SavedTool {
@@ -41,6 +42,8 @@ export interface UserToolsCatalog {
 export interface CatalogOptions {
   /** Told after a tool is saved (with the version it replaced) or deleted (previous null), e.g. to notify MCP sessions. */
   readonly onChange?: (tool: UserToolRecord, previous: UserToolRecord | null) => void;
+  /** Told after a save or delete, with who did it (event sinks' `tool.saved` / `tool.deleted`). */
+  readonly onEvent?: (type: "tool.saved" | "tool.deleted", tool: UserToolRecord, by: Principal) => Promise<void>;
 }
 
 export function createUserToolsCatalog(store: Store, registry: PluginRegistry, options: CatalogOptions = {}): UserToolsCatalog {
@@ -56,15 +59,21 @@ export function createUserToolsCatalog(store: Store, registry: PluginRegistry, o
     if (!hasPermission(principal, BUILTIN_PERMISSIONS.toolsAuthor)) throw new KnotError("PERMISSION_DENIED", `permission denied: writing tools needs ${BUILTIN_PERMISSIONS.toolsAuthor}`);
     if (!mayWrite(principal)) throw new KnotError("PERMISSION_DENIED", "permission denied: this token may not change things");
   };
+  // A sink runs later as its owner with the owner's full rights: a scoped credential saving one
+  // would launder its scopes away, so only an unscoped one (web session of an unscoped token) may.
+  const mayKeepSinks = (principal: Principal, events: readonly string[]) => {
+    if (principal.scopes !== null) throw new KnotError("PERMISSION_DENIED", "permission denied: a sink runs with its owner's full rights, so saving one needs an unscoped credential");
+    checkSubscriptions(registry, events);
+  };
   const owned = async (principal: Principal, id: string) => {
     const tool = await getVisible(principal, id);
     if (tool.ownerId !== principal.user.id) throw new KnotError("PERMISSION_DENIED", "permission denied: only the owner can change a tool");
     return tool;
   };
-  const lint = async (principal: Principal, code: string, language: "js" | "ts", kind: "tool" | "lib", name: string) => {
+  const lint = async (principal: Principal, code: string, language: "js" | "ts", kind: ToolKind, name: string) => {
     const libs = (await listFor(principal)).filter((t) => t.kind === "lib").map((t) => t.name);
     const policy = userToolImportPolicy({ clientModuleSpecifiers: registry.clientModuleSpecifiers(), libNames: new Set(libs) });
-    return lintModule(code, { language, filename: `${kind}:${name}`, policy, requireEntry: kind === "tool" }).diagnostics;
+    return lintModule(code, { language, filename: `${kind}:${name}`, policy, requireEntry: kind !== "lib" }).diagnostics;
   };
 
   const catalog: UserToolsCatalog = {
@@ -74,18 +83,22 @@ export function createUserToolsCatalog(store: Store, registry: PluginRegistry, o
     async create(principal, body) {
       mustAuthor(principal);
       const input = parseUserToolInput(body);
+      if (input.kind === "sink") mayKeepSinks(principal, input.events ?? []);
       const tool = await store.createUserTool(principal.user.id, input);
       options.onChange?.(tool, null);
+      await options.onEvent?.("tool.saved", tool, principal);
       return { tool, diagnostics: await lint(principal, input.code, input.language, input.kind, input.name) };
     },
     async update(principal, id, body) {
       mustAuthor(principal);
       const current = await owned(principal, id);
       const input = parseUserToolInput(body, current);
+      if (input.kind === "sink") mayKeepSinks(principal, input.events ?? []);
       const expected = body.expectedVersion;
       if (expected !== undefined && !Number.isInteger(expected)) throw new KnotError("INVALID_ARGUMENT", "expectedVersion must be an integer", { where: "expectedVersion" });
       const tool = await store.updateUserTool(id, principal.user.id, input, expected as number | undefined);
       options.onChange?.(tool, current);
+      await options.onEvent?.("tool.saved", tool, principal);
       return { tool, diagnostics: await lint(principal, input.code, input.language, input.kind, input.name) };
     },
     async remove(principal, id) {
@@ -93,6 +106,7 @@ export function createUserToolsCatalog(store: Store, registry: PluginRegistry, o
       const current = await owned(principal, id);
       await store.deleteUserTool(id);
       options.onChange?.(current, null);
+      await options.onEvent?.("tool.deleted", current, principal);
     },
     async versions(principal, id) {
       await getVisible(principal, id);

@@ -110,6 +110,7 @@ export function adminRoutes(services: Services): Route[] {
         const grant = { subject: parseSubject(body.subject), permission: parsePermission(body.permission) };
         await store.grant(grant);
         services.toolsChanged(affected(grant.subject));
+        await services.events.emit({ type: "grant.changed", data: { change: "granted", ...grantData(grant.subject, grant.permission) }, audience: { kind: "admins" }, cause: ctx.principal });
         sendJson(ctx.res, 201, { granted: true });
       },
     },
@@ -122,8 +123,14 @@ export function adminRoutes(services: Services): Route[] {
         const revoked = await store.revoke({ subject, permission: parsePermission(q.get("permission")) });
         if (!revoked) throw new KnotError("NOT_FOUND", "no such grant");
         services.toolsChanged(affected(subject));
+        await services.events.emit({ type: "grant.changed", data: { change: "revoked", ...grantData(subject, parsePermission(q.get("permission"))) }, audience: { kind: "admins" }, cause: ctx.principal });
         sendJson(ctx.res, 200, { revoked: true });
       },
     },
   ];
+}
+
+/** What a `grant.changed` event says about the grant. */
+function grantData(subject: GrantRecord["subject"], permission: string) {
+  return { subject: subject.kind === "user" ? { kind: "user", userId: subject.userId } : { kind: "group", group: subject.group }, permission };
 }

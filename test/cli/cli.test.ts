@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { openStore } from "../../src/store/index.ts";
 import { BIN, cli, cliDaemon } from "../helpers/cli.ts";
 import { EXAMPLE_PLUGINS, manifest, request, tempDir, writePlugin } from "../helpers/fixtures.ts";
 
@@ -31,6 +32,23 @@ describe("knot-tools CLI", () => {
     }
     const unknown = run("nonsense");
     assert.notEqual(unknown.code, 0);
+  });
+
+  it("tools add --kind sink --events saves a sink; an unknown event type is refused naming it", async () => {
+    const file = path.join(dir, "watch.js");
+    fs.writeFileSync(file, "export default (r) => console.log(r.params.type);\n");
+    const ok = run("tools", "add", file, "--user", "alice", "--kind", "sink", "--events", "tool.saved, tool.run");
+    assert.equal(ok.code, 0, ok.stderr);
+    const store = await openStore({ path: db });
+    try {
+      const sink = await store.getUserTool(ok.stdout.trim());
+      assert.deepEqual([sink?.kind, sink?.events], ["sink", ["tool.saved", "tool.run"]]);
+    } finally {
+      await store.close();
+    }
+    const bad = run("tools", "add", file, "--user", "alice", "--name", "bad", "--kind", "sink", "--events", "tool.saved,nope.event", "--plugins", EXAMPLE_PLUGINS);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /unknown event type "nope\.event"/);
   });
 
   it("grant / revoke for users and @groups", async () => {
@@ -93,7 +111,7 @@ describe("knot-tools CLI", () => {
     try {
       const out = await daemon.started;
       assert.ok(fs.existsSync(path.join(fresh, "data", "knot-tools.db")), "the default database is ./data/knot-tools.db");
-      assert.match(out, /examples\/plugins \(demo, metrics\)/, "the bundled examples load when ./plugins does not exist");
+      assert.match(out, /examples\/plugins \(demo, metrics, wordcount\)/, "the bundled examples load when ./plugins does not exist");
       const adminToken = /(kt_\S+)/.exec(out)![1]!;
       const url = /listening on (http:\/\/\S+)/.exec(out)![1]!;
       const plugins = await request(`${url}/api/plugins`, adminToken);

@@ -136,6 +136,7 @@ test("a full manifest parses to qualified declarations with lines, defaults and 
       { file: "format.ts", stem: "format" },
     ],
     config: ["url", "api_key"],
+    events: [],
   };
   assert.deepEqual(parseOk(FULL), expected);
 });
@@ -178,7 +179,7 @@ test("the DESIGN.md example parses; a minimal block gets its defaults", () => {
   const minimal = parseOk(plugin(["[tool.knot]", 'version = "0.0.1"']));
   assert.deepEqual(minimal, {
     name: "metrics", api: 1, version: "0.0.1", description: "", requires: null, permissions: [],
-    handlers: [], mcpTools: [], pages: [], exports: [], config: [],
+    handlers: [], mcpTools: [], pages: [], exports: [], config: [], events: [],
   });
   const explicitApi = parseOk(plugin(["[tool.knot]", "api = 1", 'version = "0.0.1"']));
   assert.equal(explicitApi.api, 1);

@@ -17,5 +17,6 @@ export async function pluginsCommand(args: string[]): Promise<number> {
   for (const plugin of registry.loaded.values()) {
     process.stdout.write(`ok ${plugin.name} ${plugin.manifest.version}: ${plugin.manifest.handlers.length} handlers, ${plugin.manifest.mcpTools.length} MCP tools, ${plugin.manifest.exports.length} exports\n`);
   }
+  await registry.close(); // peers started for the check
   return registry.failed.length === 0 ? 0 : 1;
 }

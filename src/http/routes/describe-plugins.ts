@@ -17,6 +17,7 @@ export function describePlugins(registry: PluginRegistry) {
       exports: plugin.manifest.exports.map((e) => ({ ...e, specifier: `plugin:${plugin.name}/${e.stem}` })),
       clientModules: plugin.clientModules?.specifiers ?? [],
       config: plugin.manifest.config,
+      peers: plugin.peers?.health() ?? [],
     })),
     failed: registry.failed.map((f) => ({ name: f.name, reason: f.reason, problems: f.problems })),
     warnings: registry.warnings,

@@ -101,7 +101,7 @@ export function toolRoutes(services: Services, deps: ToolRouteDeps): Route[] {
       method: "POST", path: "/api/tools/:id/run", access: "api",
       handle: async (ctx) => {
         const tool = await catalog.get(ctx.principal, ctx.params.id!);
-        if (tool.kind !== "tool") throw new KnotError("BAD_REQUEST", `"${tool.name}" is a lib: libs are imported by tools, not run`);
+        if (tool.kind !== "tool") throw new KnotError("BAD_REQUEST", tool.kind === "sink" ? `"${tool.name}" is a sink: sinks run on the events they subscribe to, not on demand` : `"${tool.name}" is a lib: libs are imported by tools, not run`);
         await runAndAnswer(ctx, deps, tool, argsOf(await ctx.json()), false);
       },
     },

@@ -6,6 +6,7 @@
 import type { PluginManifest } from "../manifest-types.ts";
 import { checkKnownKeys, describeValue, isTable, readString } from "./checks.ts";
 import type { Report, TomlTable } from "./checks.ts";
+import { checkEvents } from "./check-events.ts";
 import { checkHandlers, checkPages } from "./check-handlers.ts";
 import { checkMcpTools } from "./check-mcp-tools.ts";
 import { checkConfigKeys, checkExports, checkPermissionIds, checkRuntimeRange, checkVersion } from "./check-plugin-fields.ts";
@@ -15,7 +16,7 @@ import type { KeyPath } from "./key-path.ts";
 export const SUPPORTED_API = 1;
 const TOP_LEVEL_KEYS = ["requires-runtime", "tool"];
 const TOOL_KEYS = ["knot"];
-const KNOT_KEYS = ["api", "version", "description", "requires", "permissions", "handlers", "mcp_tools", "pages", "export", "config"];
+const KNOT_KEYS = ["api", "version", "description", "requires", "permissions", "handlers", "mcp_tools", "pages", "export", "config", "events"];
 const KNOT_PATH: KeyPath = ["tool", "knot"];
 
 export interface ManifestCheckInput {
@@ -49,6 +50,7 @@ export function checkManifestDocument(input: ManifestCheckInput): PluginManifest
   const pages = checkPages(knot, KNOT_PATH, context, [...handlers, ...mcpTools]);
   const exports = checkExports(knot, KNOT_PATH, report);
   const config = checkConfigKeys(knot, KNOT_PATH, report);
+  const events = checkEvents(knot, KNOT_PATH, context);
   if (version === undefined) return null;
   return {
     name: input.pluginName,
@@ -62,6 +64,7 @@ export function checkManifestDocument(input: ManifestCheckInput): PluginManifest
     pages,
     exports,
     config,
+    events,
   };
 }
 

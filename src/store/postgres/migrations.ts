@@ -177,7 +177,6 @@ export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
     `,
   },
   {
-    // Assigned version 5 this sprint; numbered 4 on this branch because versions must be contiguous.
     version: 4,
     name: "audit client request id",
     sql: `
@@ -212,6 +211,41 @@ export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
           RETURN QUERY SELECT new_seq, head_hash, new_hash;
         END
       $$;
+    `,
+  },
+  // MERGE NOTE (h-peers): placeholder so version 7 (assigned to issue 14) is contiguous on this
+  // branch; the lead drops it when merging the real migration 5 of another branch.
+  { version: 5, name: "placeholder 5 (h-peers branch only)", sql: "SELECT 1;" },
+  // MERGE NOTE (h-peers): placeholder so version 7 (assigned to issue 14) is contiguous on this
+  // branch; the lead drops it when merging the real migration 6 of another branch.
+  { version: 6, name: "placeholder 6 (h-peers branch only)", sql: "SELECT 1;" },
+  {
+    version: 7,
+    name: "event sinks and their outbox",
+    // As in SQLite: a sink keeps kind 'tool' in the row; a non-null sink_events marks it a sink.
+    sql: `
+      ALTER TABLE user_tools ADD COLUMN sink_events JSONB;
+      CREATE TABLE events (
+        seq BIGSERIAL PRIMARY KEY,
+        id ${text} NOT NULL UNIQUE,
+        type ${text} NOT NULL,
+        at ${text} NOT NULL,
+        data JSONB NOT NULL
+      );
+      CREATE TABLE sink_deliveries (
+        id BIGSERIAL PRIMARY KEY,
+        sink_id ${text} NOT NULL REFERENCES user_tools (id) ON DELETE CASCADE,
+        event_seq BIGINT NOT NULL REFERENCES events (seq) ON DELETE CASCADE,
+        status ${text} NOT NULL CHECK (status IN ('pending', 'delivered', 'failed', 'dead')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error ${text},
+        next_attempt_at ${text} NOT NULL,
+        lease_until ${text},
+        updated_at ${text} NOT NULL
+      );
+      CREATE INDEX sink_deliveries_open ON sink_deliveries (sink_id, id) WHERE status IN ('pending', 'failed');
+      CREATE INDEX sink_deliveries_by_sink ON sink_deliveries (sink_id, id);
+      CREATE INDEX user_tools_sinks ON user_tools (created_at, id) WHERE sink_events IS NOT NULL;
     `,
   },
 ]);

@@ -5,6 +5,7 @@
 import { KnotError } from "../../errors.ts";
 import type { Store } from "../store.ts";
 import { createAuditMethods } from "./audit.ts";
+import { createEventMethods } from "./events.ts";
 import type { StoreContext } from "./context.ts";
 import { createGrantMethods } from "./grants.ts";
 import { migrate } from "./migrate.ts";
@@ -50,6 +51,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     ...createTokenMethods(context),
     ...createUserToolMethods(context),
     ...createAuditMethods(context),
+    ...createEventMethods(context),
     ...createSettingMethods(context),
     close: () => db.close(),
   });

@@ -42,7 +42,9 @@ export function toUserTool(row: PgRow): UserToolRecord {
     id: text(row, "id"),
     ownerId: text(row, "owner_id"),
     name: text(row, "name"),
-    kind: text(row, "kind") as UserToolRecord["kind"],
+    // A sink is stored as kind 'tool' with its events in sink_events (migration 7: see migrations.ts).
+    kind: row.sink_events != null ? "sink" : text(row, "kind") as UserToolRecord["kind"],
+    ...(row.sink_events != null ? { events: row.sink_events as string[] } : {}),
     description: text(row, "description"),
     language: text(row, "language") as UserToolRecord["language"],
     parameters: row.parameters as UserToolRecord["parameters"],

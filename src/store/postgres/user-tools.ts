@@ -25,12 +25,12 @@ type UserToolMethods = Pick<
 >;
 
 /** The editable columns, in the order of `editableValues`. */
-const EDITABLE = ["name", "kind", "description", "language", "parameters", "code", "sharing", "active", "read_only", "destructive"];
+const EDITABLE = ["name", "kind", "description", "language", "parameters", "code", "sharing", "active", "read_only", "destructive", "sink_events"];
 
 function editableValues(tool: UserToolInput): PgValue[] {
   return [
     tool.name,
-    tool.kind,
+    tool.kind === "sink" ? "tool" : tool.kind,
     tool.description,
     tool.language,
     JSON.stringify(tool.parameters),
@@ -39,6 +39,7 @@ function editableValues(tool: UserToolInput): PgValue[] {
     tool.active,
     tool.readOnly ?? false,
     tool.destructive ?? false,
+    tool.kind === "sink" ? JSON.stringify(tool.events ?? []) : null,
   ];
 }
 

@@ -141,11 +141,47 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
     `,
   },
   {
-    // Assigned version 5 this sprint; numbered 4 on this branch because versions must be contiguous.
     version: 4,
     name: "audit client request id",
     sql: `
       ALTER TABLE audit ADD COLUMN client_request_id TEXT;
+    `,
+  },
+  // MERGE NOTE (h-peers): placeholder so version 7 (assigned to issue 14) is contiguous on this
+  // branch; the lead drops it when merging the real migration 5 of another branch.
+  { version: 5, name: "placeholder 5 (h-peers branch only)", sql: "SELECT 1;" },
+  // MERGE NOTE (h-peers): placeholder so version 7 (assigned to issue 14) is contiguous on this
+  // branch; the lead drops it when merging the real migration 6 of another branch.
+  { version: 6, name: "placeholder 6 (h-peers branch only)", sql: "SELECT 1;" },
+  {
+    version: 7,
+    name: "event sinks and their outbox",
+    // A sink keeps kind 'tool' in the row (the kind CHECK cannot be widened in place without
+    // rebuilding user_tools, whose DROP would cascade to its versions); a non-null sink_events
+    // marks it a sink, and rows.ts reads it back as kind "sink".
+    sql: `
+      ALTER TABLE user_tools ADD COLUMN sink_events TEXT CHECK (sink_events IS NULL OR json_valid(sink_events));
+      CREATE TABLE events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        type TEXT NOT NULL,
+        at TEXT NOT NULL,
+        data TEXT NOT NULL CHECK (json_valid(data))
+      ) STRICT;
+      CREATE TABLE sink_deliveries (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        sink_id TEXT NOT NULL REFERENCES user_tools (id) ON DELETE CASCADE,
+        event_seq INTEGER NOT NULL REFERENCES events (seq) ON DELETE CASCADE,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed', 'dead')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        next_attempt_at TEXT NOT NULL,
+        lease_until TEXT,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX sink_deliveries_open ON sink_deliveries (sink_id, id) WHERE status IN ('pending', 'failed');
+      CREATE INDEX sink_deliveries_by_sink ON sink_deliveries (sink_id, id);
+      CREATE INDEX user_tools_sinks ON user_tools (created_at, id) WHERE sink_events IS NOT NULL;
     `,
   },
 ]);

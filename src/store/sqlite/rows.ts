@@ -63,6 +63,7 @@ export function normalizeToolInput(input: UserToolInput): UserToolInput {
     active: input.active,
     readOnly: input.readOnly ?? false,
     destructive: input.destructive ?? false,
+    ...(input.kind === "sink" ? { events: [...(input.events ?? [])] } : {}),
   };
 }
 
@@ -71,7 +72,9 @@ export function toUserTool(row: SqlRow): UserToolRecord {
     id: text(row, "id"),
     ownerId: text(row, "owner_id"),
     name: text(row, "name"),
-    kind: text(row, "kind") as UserToolRecord["kind"],
+    // A sink is stored as kind 'tool' with its events in sink_events (migration 7: see migrations.ts).
+    kind: row.sink_events != null ? "sink" : text(row, "kind") as UserToolRecord["kind"],
+    ...(row.sink_events != null ? { events: json(row, "sink_events") as string[] } : {}),
     description: text(row, "description"),
     language: text(row, "language") as UserToolRecord["language"],
     parameters: json(row, "parameters") as UserToolRecord["parameters"],

@@ -1,6 +1,7 @@
 /** The Store on an embedded SQLite file: opens it, migrates it, and puts the parts together. */
 import type { AuditEntryInput, Store } from "../store.ts";
 import { createAuditMethods } from "./audit.ts";
+import { createEventMethods } from "./events.ts";
 import type { StoreContext } from "./context.ts";
 import { createGrantMethods } from "./grants.ts";
 import { migrate } from "./migrate.ts";
@@ -46,6 +47,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     ...createUserToolMethods(context),
     ...audit,
     appendAuditBatch: auditWriter ? (entries: readonly AuditEntryInput[]) => auditWriter.appendBatch(entries) : audit.appendAuditBatch,
+    ...createEventMethods(context),
     ...createSettingMethods(context),
     async close() {
       await auditWriter?.close();

@@ -23,12 +23,12 @@ type UserToolMethods = Pick<
 >;
 
 /** The values of the editable columns, in this order. */
-const EDITABLE = "name, kind, description, language, parameters, code, sharing, active, read_only, destructive";
+const EDITABLE = "name, kind, description, language, parameters, code, sharing, active, read_only, destructive, sink_events";
 
 function editableValues(tool: UserToolInput): SqlValue[] {
   return [
     tool.name,
-    tool.kind,
+    tool.kind === "sink" ? "tool" : tool.kind,
     tool.description,
     tool.language,
     JSON.stringify(tool.parameters),
@@ -37,6 +37,7 @@ function editableValues(tool: UserToolInput): SqlValue[] {
     tool.active ? 1 : 0,
     tool.readOnly ? 1 : 0,
     tool.destructive ? 1 : 0,
+    tool.kind === "sink" ? JSON.stringify(tool.events ?? []) : null,
   ];
 }
 
@@ -76,7 +77,7 @@ export function createUserToolMethods({ db, now }: StoreContext): UserToolMethod
       return writing(tool.name, () => {
         db.run(
           `INSERT INTO user_tools (id, owner_id, ${EDITABLE}, version, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
           id,
           ownerId,
           ...editableValues(tool),
@@ -102,7 +103,7 @@ export function createUserToolMethods({ db, now }: StoreContext): UserToolMethod
         }
         const version = current.version + 1;
         db.run(
-          `UPDATE user_tools SET (${EDITABLE}, version, updated_at) = (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`,
+          `UPDATE user_tools SET (${EDITABLE}, version, updated_at) = (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`,
           ...editableValues(tool),
           version,
           at,

@@ -18,7 +18,7 @@ export interface CodeEditorProps {
   value: string;
   revision: number;
   language: "js" | "ts";
-  kind: "tool" | "lib";
+  kind: "tool" | "lib" | "sink";
   readOnly: boolean;
   modules: readonly EditorModule[];
   onChange(code: string): void;

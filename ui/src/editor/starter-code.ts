@@ -1,11 +1,19 @@
 /** What a new tool or lib starts with: a working example that shows the knot:* modules. */
 import type { Parameter } from "../lib/api.ts";
 
-export function starterParameters(kind: "tool" | "lib"): Parameter[] {
+export function starterParameters(kind: "tool" | "lib" | "sink"): Parameter[] {
   return kind === "tool" ? [{ name: "name", type: "string", description: "Who to greet.", required: false }] : [];
 }
 
-export function starterCode(kind: "tool" | "lib"): string {
+export function starterCode(kind: "tool" | "lib" | "sink"): string {
+  if (kind === "sink") {
+    return `// A sink: runs as you, in the sandbox, for each event it subscribes to (Events tab).
+export default async function (request) {
+  const { id, type, at, data } = request.params;
+  console.log("event", type, id, at, JSON.stringify(data));
+}
+`;
+  }
   if (kind === "lib") {
     return `// A lib: other tools import it as lib:<name>.
 export function shout(text) {

@@ -96,7 +96,9 @@ export interface Tool {
   id: string;
   ownerId: string;
   name: string;
-  kind: "tool" | "lib";
+  kind: "tool" | "lib" | "sink";
+  /** A sink's subscribed event types. */
+  events?: string[];
   description: string;
   language: "js" | "ts";
   parameters: Parameter[];

@@ -14,6 +14,7 @@ interface PluginInfo {
   exports: { file: string; stem: string; specifier: string }[];
   clientModules: string[];
   config: string[];
+  peers?: { executable: string; name: string | null; state: "starting" | "up" | "restarting" | "stopped"; pid: number | null; restarts: number; lastError: string | null }[];
 }
 interface PluginsAnswer {
   root: string;
@@ -63,6 +64,17 @@ function PluginCard({ plugin: p }: { plugin: PluginInfo }) {
         <dt>Exports</dt><dd>{p.clientModules.length ? p.clientModules.map((s) => <code key={s} class="chip">{s}</code>) : <span class="muted">none (user tools cannot import it)</span>}</dd>
         {p.config.length ? <><dt>Config keys</dt><dd>{p.config.map((k) => <code key={k} class="chip">{k}</code>)}</dd></> : null}
       </dl>
+      {p.peers?.length ? (
+        <>
+          <h4>Peers</h4>
+          <table class="data compact peers"><thead><tr><th scope="col">Peer</th><th scope="col">Executable</th><th scope="col">Health</th><th scope="col">Restarts</th><th scope="col">Last error</th></tr></thead>
+            <tbody>{p.peers.map((peer) => (
+              <tr key={peer.executable} data-peer-state={peer.state}><td><code>{peer.name}</code></td><td><code>{peer.executable}</code></td>
+                <td><span class={peer.state === "up" ? "badge" : "badge danger"}>{peer.state}</span>{peer.pid ? <span class="muted small"> pid {peer.pid}</span> : null}</td>
+                <td>{peer.restarts}</td><td>{peer.lastError ?? <span class="muted">none</span>}</td></tr>
+            ))}</tbody></table>
+        </>
+      ) : null}
       <h4>Handlers</h4>
       {p.handlers.length === 0 ? <p class="muted small">None.</p> : (
         <table class="data compact"><thead><tr><th scope="col">Handler</th><th scope="col">URL</th><th scope="col">Gate</th></tr></thead>

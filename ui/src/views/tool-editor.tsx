@@ -12,19 +12,21 @@ import { ParamEditor } from "../editor/param-editor.tsx";
 import { RunPanel, type RunSource } from "../editor/run-panel.tsx";
 import { SchemaPreview } from "../editor/schema-preview.tsx";
 import { SettingsPanel } from "../editor/settings-panel.tsx";
+import { DeliveriesPanel, EventsPanel } from "../editor/sink-panels.tsx";
 import { api, ApiError, get, type Diagnostic, type Me, type Parameter, type Tool } from "../lib/api.ts";
 import { href, setLeaveGuard } from "../lib/router.ts";
 import { asApiError, ErrorBox, Loading } from "../lib/ui.tsx";
 
-export type Draft = Pick<Tool, "name" | "description" | "language" | "parameters" | "sharing" | "active" | "readOnly" | "destructive"> & { code: string };
+export type Draft = Pick<Tool, "name" | "description" | "language" | "parameters" | "sharing" | "active" | "readOnly" | "destructive" | "events"> & { code: string };
 
 const draftOf = (tool: Tool): Draft => ({
   name: tool.name, description: tool.description, language: tool.language, parameters: tool.parameters, code: tool.code ?? "",
   sharing: tool.sharing, active: tool.active, readOnly: tool.readOnly === true, destructive: tool.destructive === true,
+  ...(tool.kind === "sink" ? { events: tool.events ?? [] } : {}),
 });
 const same = (a: Draft, b: Draft) => JSON.stringify(a) === JSON.stringify(b);
 
-type Tab = "run" | "parameters" | "schema" | "history" | "settings";
+type Tab = "run" | "parameters" | "schema" | "history" | "settings" | "events" | "deliveries";
 
 export function ToolEditor({ id, me }: { id: string; me: Me }) {
   const [tool, setTool] = useState<Tool | null>(null);
@@ -107,7 +109,8 @@ export function ToolEditor({ id, me }: { id: string; me: Me }) {
     v.focus();
   };
   const errors = diagnostics.filter((d) => d.severity === "error").length;
-  const tabs: [Tab, string][] = tool.kind === "tool" ? [["run", "Run"], ["parameters", "Parameters"], ["schema", "Schema"], ["history", "History"], ["settings", "Settings"]] : [["history", "History"], ["settings", "Settings"]];
+  const tabs: [Tab, string][] = tool.kind === "tool" ? [["run", "Run"], ["parameters", "Parameters"], ["schema", "Schema"], ["history", "History"], ["settings", "Settings"]]
+    : tool.kind === "sink" ? [["events", "Events"], ["deliveries", "Deliveries"], ["history", "History"], ["settings", "Settings"]] : [["history", "History"], ["settings", "Settings"]];
   const activeTab = tabs.some(([t]) => t === tab) ? tab : tabs[0]![0];
 
   return (
@@ -165,7 +168,9 @@ export function ToolEditor({ id, me }: { id: string; me: Me }) {
               </>
             ) : null}
             {activeTab === "parameters" ? <ParamEditor key={revision} parameters={draft.parameters} readOnly={readOnly} onChange={(parameters: Parameter[]) => patch({ parameters })} /> : null}
-            {activeTab === "schema" ? <SchemaPreview draft={draft} kind={tool.kind} /> : null}
+            {activeTab === "schema" && tool.kind !== "sink" ? <SchemaPreview draft={draft} kind={tool.kind} /> : null}
+            {activeTab === "events" ? <EventsPanel events={draft.events ?? []} readOnly={readOnly} onChange={(events) => patch({ events })} /> : null}
+            {activeTab === "deliveries" ? <DeliveriesPanel sinkId={tool.id} /> : null}
             {activeTab === "history" ? <HistoryPanel toolId={tool.id} currentVersion={tool.version} currentCode={draft.code} currentParameters={draft.parameters} language={draft.language} canRestore={!readOnly} onRestore={restore} /> : null}
             {activeTab === "settings" ? <SettingsPanel draft={draft} me={me} readOnly={readOnly} onChange={patch} /> : null}
           </div>

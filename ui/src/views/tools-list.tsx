@@ -80,12 +80,12 @@ function ToolTable({ tools, onRename, onDelete }: { tools: Tool[]; onRename?: (t
 
 function NewToolDialog({ onClose }: { onClose: () => void }) {
   const [name, setName] = useState("");
-  const [kind, setKind] = useState<"tool" | "lib">("tool");
+  const [kind, setKind] = useState<"tool" | "lib" | "sink">("tool");
   const [error, setError] = useState<ApiError | null>(null);
   const create = async (e: Event) => {
     e.preventDefault();
     try {
-      const { tool } = await api<{ tool: Tool }>("POST", "/api/tools", { name, kind, code: starterCode(kind), description: "", parameters: starterParameters(kind) });
+      const { tool } = await api<{ tool: Tool }>("POST", "/api/tools", { name, kind, code: starterCode(kind), description: "", parameters: starterParameters(kind), ...(kind === "sink" ? { events: ["tool.saved"] } : {}) });
       onClose();
       navigate("tools", tool.id);
     } catch (err) {
@@ -103,6 +103,7 @@ function NewToolDialog({ onClose }: { onClose: () => void }) {
           <legend>Kind</legend>
           <label><input type="radio" name="kind" checked={kind === "tool"} onChange={() => setKind("tool")} /> Tool (callable)</label>
           <label><input type="radio" name="kind" checked={kind === "lib"} onChange={() => setKind("lib")} /> Lib (imported by tools as <code>lib:{name || "name"}</code>)</label>
+          <label><input type="radio" name="kind" checked={kind === "sink"} onChange={() => setKind("sink")} /> Sink (runs as you on events)</label>
         </fieldset>
         <ErrorBox error={error} title="Could not create" />
         <div class="actions"><button type="button" onClick={onClose}>Cancel</button><button type="submit" class="primary">Create</button></div>

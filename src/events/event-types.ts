@@ -1,0 +1,26 @@
+/**
+ * The event types a sink may subscribe to: the product's own, and those plugins declare in
+ * `[[tool.knot.events]]` (qualified `plugin.<name>.<type>`). Who may receive each is decided in
+ * event-bus.ts from the event's audience.
+ */
+import { KnotError } from "../errors.ts";
+import type { PluginRegistry } from "../plugins/registry.ts";
+import type { EventDecl } from "../plugins/manifest-types.ts";
+
+export const BUILTIN_EVENT_TYPES = Object.freeze(["tool.saved", "tool.deleted", "tool.run", "grant.changed"]);
+
+/** A plugin event's declaration, or null. */
+export function pluginEventDecl(registry: PluginRegistry, type: string): EventDecl | null {
+  const plugin = /^plugin\.([a-z0-9_-]+)\./.exec(type)?.[1];
+  return (plugin && registry.loaded.get(plugin)?.manifest.events.find((e) => e.type === type)) || null;
+}
+
+/** Refuses at save a sink subscribing to an unknown type, naming it. */
+export function checkSubscriptions(registry: PluginRegistry, events: readonly string[]): void {
+  for (const [index, type] of events.entries()) {
+    if (!BUILTIN_EVENT_TYPES.includes(type) && !pluginEventDecl(registry, type)) {
+      const known = [...BUILTIN_EVENT_TYPES, ...[...registry.loaded.values()].flatMap((p) => p.manifest.events.map((e) => e.type))];
+      throw new KnotError("INVALID_ARGUMENT", `events[${index}]: unknown event type "${type}" (known: ${known.join(", ")})`, { where: `events[${index}]` });
+    }
+  }
+}

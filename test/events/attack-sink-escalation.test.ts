@@ -1,0 +1,51 @@
+/**
+ * Attacks on event sinks. A sink runs later, as its owner with the owner's full authority, so:
+ * a scoped credential (an assistant's narrowed token) must not be able to save one (that would
+ * launder the token's scopes into the owner's full rights); and visibility is decided at emit time,
+ * so a revoked permission stops a plugin event from reaching a sink subscribed earlier.
+ */
+import assert from "node:assert/strict";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { request, startApp, tempDir, type TestApp } from "../helpers/fixtures.ts";
+import { RECORDING_SINK, records, writeShop } from "./helpers.ts";
+
+describe("attack: event sinks", () => {
+  let t: TestApp;
+  let marker: string;
+
+  before(async () => {
+    const root = tempDir();
+    marker = path.join(tempDir(), "events.log");
+    writeShop(root, marker);
+    t = await startApp({ pluginsDir: root, config: { plugins: { shop: { marker } }, sinks: { maxAttempts: 2, backoffMs: 50, maxBackoffMs: 100, pollMs: 50 } } });
+  });
+  after(() => t.close());
+
+  it("a scoped token cannot save a sink (which would run later with the owner's unscoped rights)", async () => {
+    const user = await t.user("mallory", { grants: ["knot.tools.author", "plugin.shop.orders"] });
+    const scoped = await t.token(user, { permissions: ["knot.tools.author"], write: true });
+    const body = { name: "launder", kind: "sink", events: ["plugin.shop.order_placed"], code: RECORDING_SINK("launder") };
+    const res = await request(`${t.url}/api/tools`, scoped, { method: "POST", body: JSON.stringify(body) });
+    assert.equal(res.status, 403, JSON.stringify(res.body));
+    assert.equal(res.body.code, "PERMISSION_DENIED");
+    // Nor turn an existing tool into a sink.
+    const tool = await request(`${t.url}/api/tools`, scoped, { method: "POST", body: JSON.stringify({ name: "plain", code: "export default () => 1;\n" }) });
+    assert.equal(tool.status, 201);
+    const turned = await request(`${t.url}/api/tools/${tool.body.tool.id}`, scoped, { method: "PUT", body: JSON.stringify({ kind: "sink", events: ["tool.saved"] }) });
+    assert.equal(turned.status, 403);
+    assert.deepEqual(await t.app.store.listSinks(), []);
+  });
+
+  it("a permission revoked after subscribing stops the plugin event from reaching the sink", async () => {
+    const { user, token } = await t.userWithToken("eve", { grants: ["knot.tools.author", "plugin.shop.orders"] });
+    const sink = await request(`${t.url}/api/tools`, token, { method: "POST", body: JSON.stringify({ name: "spy", kind: "sink", events: ["plugin.shop.order_placed"], code: RECORDING_SINK("spy") }) });
+    assert.equal(sink.status, 201);
+    await t.app.store.revoke({ subject: { kind: "user", userId: user.id }, permission: "plugin.shop.orders" });
+    assert.equal((await request(`${t.url}/plugins/shop/place?item=secret`, token)).status, 200);
+    await t.app.sinks.drain();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual((await t.app.store.listDeliveries(sink.body.tool.id, 10)).map((d) => d.type), []);
+    assert.equal(records(marker).filter((r) => r.sink === "spy").length, 0);
+  });
+});

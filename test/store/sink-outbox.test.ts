@@ -1,0 +1,41 @@
+// The sinks' outbox on both backends: a sink keeps its kind and events (and in its versions), events
+// fan out to deliveries in one write, claims take each sink's oldest open delivery only, settling
+// records attempts and errors, and deleting a sink deletes its deliveries.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { forEachStore, toolInput } from "./helpers.ts";
+
+forEachStore((backend) => {
+  test("sinks round-trip and their deliveries are claimed in order per sink", async () => {
+    const { store } = await backend.open();
+    const ada = await store.createUser({ name: "ada", isAdmin: false });
+    const sink = await store.createUserTool(ada.id, toolInput({ name: "watch", kind: "sink", events: ["tool.saved", "tool.run"] }));
+    assert.deepEqual([sink.kind, sink.events], ["sink", ["tool.saved", "tool.run"]]);
+    const other = await store.createUserTool(ada.id, toolInput({ name: "watch2", kind: "sink", events: ["tool.run"] }));
+    await store.createUserTool(ada.id, toolInput({ name: "plain" }));
+    await store.createUserTool(ada.id, toolInput({ name: "off", kind: "sink", events: ["tool.run"], active: false }));
+    assert.deepEqual((await store.listUserToolVersions(sink.id))[0]?.tool.events, ["tool.saved", "tool.run"]);
+    assert.deepEqual((await store.listSinks()).map((s) => s.name).sort(), ["watch", "watch2"]);
+
+    const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    await store.appendEvent({ id: "e1", type: "tool.run", at: at(1), data: { n: 1 } }, [sink.id, other.id]);
+    await store.appendEvent({ id: "e2", type: "tool.run", at: at(2), data: { n: 2 } }, [sink.id]);
+    const now = at(10);
+    const first = await store.claimDeliveries(now, at(100), 10);
+    assert.deepEqual(first.map((d) => [d.sinkId === sink.id ? "watch" : "watch2", d.event.id, d.event.data]), [["watch", "e1", { n: 1 }], ["watch2", "e1", { n: 1 }]]);
+    assert.deepEqual(await store.claimDeliveries(now, at(100), 10), [], "leased, and e2 waits behind e1");
+
+    const mine = first.find((d) => d.sinkId === sink.id)!;
+    await store.settleDelivery(mine.id, { status: "failed", error: "boom", nextAttemptAt: at(20) });
+    assert.deepEqual(await store.claimDeliveries(at(15), at(100), 10), [], "e1 is backing off and still blocks e2");
+    const retry = await store.claimDeliveries(at(21), at(100), 10);
+    assert.deepEqual(retry.map((d) => [d.event.id, d.attempts, d.lastError]), [["e1", 1, "boom"]]);
+    await store.settleDelivery(retry[0]!.id, { status: "dead", error: "boom again", nextAttemptAt: at(30) });
+    assert.deepEqual((await store.claimDeliveries(at(22), at(100), 10)).map((d) => d.event.id), ["e2"], "a dead delivery no longer blocks");
+
+    const listed = await store.listDeliveries(sink.id, 10);
+    assert.deepEqual(listed.map((d) => [d.eventId, d.status, d.attempts, d.lastError]), [["e2", "pending", 0, null], ["e1", "dead", 2, "boom again"]]);
+    assert.equal(await store.deleteUserTool(sink.id), true);
+    assert.deepEqual(await store.listDeliveries(sink.id, 10), []);
+  });
+});
