@@ -31,6 +31,8 @@ export interface ServerConfig {
   readonly loopbackTokenTtlMs: number;
   readonly mcp: { readonly stateless: boolean; readonly allowedHosts: readonly string[] };
   readonly audit: { readonly retentionDays: number; readonly maskKey: string | null };
+  /** `publicUrl`: the origin assistants reach this server at (the OAuth issuer); default the bound address. */
+  readonly oauth: { readonly publicUrl: string | null; readonly loopbackClientDocuments: boolean };
   readonly plugins: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
@@ -50,6 +52,7 @@ export const DEFAULT_CONFIG: ServerConfig = Object.freeze({
   loopbackTokenTtlMs: 60_000,
   mcp: Object.freeze({ stateless: false, allowedHosts: Object.freeze([]) }),
   audit: Object.freeze({ retentionDays: 90, maskKey: null }),
+  oauth: Object.freeze({ publicUrl: null, loopbackClientDocuments: false }),
   plugins: Object.freeze({}),
 });
 
@@ -60,6 +63,7 @@ const SHAPE: Record<string, Record<string, "string" | "number" | "boolean" | "st
   mcp: { stateless: "boolean", allowed_hosts: "string[]" },
   quotas: { user_concurrent_runs: "number", user_runs_per_minute: "number", token_concurrent_runs: "number", token_runs_per_minute: "number", max_concurrent_runs: "number", max_queued_runs: "number" },
   audit: { retention_days: "number", mask_key: "string" },
+  oauth: { public_url: "string", loopback_client_documents: "boolean" },
 };
 
 /** Reads a config file (relative paths in it are relative to the file) merged over the defaults. */
@@ -85,6 +89,7 @@ export function configFromToml(doc: Record<string, unknown>, baseDir: string): S
   const l = (doc.limits ?? {}) as Record<string, unknown>;
   const m = (doc.mcp ?? {}) as Record<string, unknown>;
   const a = (doc.audit ?? {}) as Record<string, unknown>;
+  const o = (doc.oauth ?? {}) as Record<string, unknown>;
   const q = (doc.quotas ?? {}) as Record<string, number | undefined>;
   const d = DEFAULT_CONFIG;
   // A PostgreSQL URL (server.database) is not a path: kept as written.
@@ -112,8 +117,18 @@ export function configFromToml(doc: Record<string, unknown>, baseDir: string): S
     }),
     mcp: Object.freeze({ stateless: (m.stateless as boolean) ?? d.mcp.stateless, allowedHosts: Object.freeze((m.allowed_hosts as string[]) ?? d.mcp.allowedHosts) }),
     audit: Object.freeze({ retentionDays: (a.retention_days as number) ?? d.audit.retentionDays, maskKey: (a.mask_key as string) ?? d.audit.maskKey }),
+    oauth: Object.freeze({ publicUrl: publicUrlOf(o.public_url), loopbackClientDocuments: (o.loopback_client_documents as boolean) ?? d.oauth.loopbackClientDocuments }),
     plugins: pluginTables(doc.plugins),
   });
+}
+
+function publicUrlOf(value: unknown): string | null {
+  if (value === undefined) return null;
+  const url = URL.parse(String(value));
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.pathname !== "/" || url.search || url.hash || url.username) {
+    throw new KnotError("CONFIG_INVALID", 'config: oauth.public_url must be an origin such as "https://knot.example.com"', { where: "oauth.public_url" });
+  }
+  return url.origin;
 }
 
 function logLevelOf(value: unknown): LogLevel | undefined {

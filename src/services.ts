@@ -3,6 +3,7 @@ import type { Authenticator } from "./auth/authenticate.ts";
 import type { LoopbackTokens } from "./auth/loopback-tokens.ts";
 import type { ServerConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
+import type { OAuthService } from "./oauth/oauth-service.ts";
 import type { PluginPool } from "./plugins/plugin-pool.ts";
 import type { Store } from "./store/store.ts";
 import type { ToolRunner } from "./tools/tool-runner.ts";
@@ -20,6 +21,8 @@ export interface Services {
   readonly runner: ToolRunner;
   readonly logger: Logger;
   readonly runtimeVersion: string;
+  /** The OAuth authorization server and connections (hosted assistants). */
+  readonly oauth: OAuthService;
   /** Tell connected MCP clients whose visible tools may have changed (grants, memberships); all when omitted. */
   toolsChanged(userIds?: readonly string[]): void;
 }

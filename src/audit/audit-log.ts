@@ -46,7 +46,7 @@ export async function createAuditLog(options: { store: Store; maskKey: string | 
           at: new Date().toISOString(),
           userId: entry.principal?.user.id ?? null,
           tokenId: entry.principal?.tokenId ?? null,
-          client: entry.client ?? null,
+          client: clientOf(entry),
           surface: entry.surface,
           tool: entry.tool,
           args,
@@ -60,6 +60,13 @@ export async function createAuditLog(options: { store: Store; maskKey: string | 
       }
     },
   };
+}
+
+/** A call through an OAuth connection records the connection's client name (with the MCP client's, if known). */
+function clientOf(entry: AuditRecord): string | null {
+  const connection = entry.principal?.clientName ?? null;
+  if (connection === null) return entry.client ?? null;
+  return entry.client && entry.client !== connection ? `${connection} (${entry.client})` : connection;
 }
 
 function summaryOf(result: unknown): string | null {

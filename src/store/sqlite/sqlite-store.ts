@@ -9,6 +9,7 @@ import { createTokenMethods } from "./tokens.ts";
 import { createUserToolMethods } from "./user-tools.ts";
 import { createUserMethods } from "./users.ts";
 import { createSettingMethods } from "./settings.ts";
+import { createOAuthMethods } from "./oauth.ts";
 
 export interface SqliteStoreOptions {
   /** A file path (its folder is created if missing) or ":memory:". */
@@ -42,6 +43,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     ...createUserToolMethods(context),
     ...createAuditMethods(context),
     ...createSettingMethods(context),
+    ...createOAuthMethods(context),
     async close() {
       db.close();
     },
