@@ -17,6 +17,7 @@ import { consentAreas, EXPIRY_CHOICES_DAYS, parseConsent } from "./consent.ts";
 import type { OAuthService } from "./oauth-service.ts";
 import { MCP_SCOPE } from "./provider.ts";
 
+const OFFERED_SCOPES = [MCP_SCOPE, "offline_access"];
 const NO_EXPIRY_GRANT_S = 10 * 365 * 86_400;
 
 async function interactionOf(ctx: HttpContext, oauth: OAuthService) {
@@ -65,13 +66,15 @@ export function consentRoutes(services: Services, oauth: OAuthService): Route[] 
       method: "POST", path: "/oauth/interaction/:uid/approve", access: "api",
       async handle(ctx) {
         assertMayConsent(ctx);
-        const { provider, client, clientName } = await interactionOf(ctx, oauth);
+        const { provider, details, client, clientName } = await interactionOf(ctx, oauth);
         const choice = parseConsent(await ctx.json(), consentAreas(ctx.principal, services.pool.registry));
         // The grant lives as long as the connection: refresh tokens cannot outlive it.
         const expiresIn = choice.expiresInDays === null ? NO_EXPIRY_GRANT_S : choice.expiresInDays * 86_400;
         const grant = new provider.Grant({ accountId: ctx.principal.user.id, clientId: client.clientId, expiresIn } as ConstructorParameters<typeof provider.Grant>[0]);
+        // What the client asked for, within what this server offers (other resources were already refused).
+        const oidcScopes = String(details.params.scope ?? "").split(" ").filter((s) => OFFERED_SCOPES.includes(s));
+        if (oidcScopes.length > 0) grant.addOIDCScope(oidcScopes.join(" "));
         grant.addResourceScope(oauth.resource, MCP_SCOPE);
-        grant.addOIDCScope("offline_access");
         const grantId = await grant.save();
         const connection = await store.createToken({
           userId: ctx.principal.user.id, name: clientName,
