@@ -4,6 +4,7 @@
  * signs in with a token and answers the consent page through its own routes. The Playwright test
  * (test/browser/oauth-consent.test.ts) does the browser part in a real Chromium instead.
  */
+import { createHash, randomBytes } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -138,4 +139,59 @@ export async function connectOverOAuth(url: string, personToken: string, consent
   const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { authProvider: oauth });
   await client.connect(transport);
   return { client, transport, oauth, browser, callback, connectionId: String(approved.body.connectionId) };
+}
+
+/** PKCE by hand, for the tests that send bad verifiers on purpose. */
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+export async function registerClient(url: string, metadata: Record<string, unknown> = {}): Promise<{ status: number; body: Record<string, any> }> {
+  const res = await fetch(`${url}/oauth/register`, {
+    method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: "Raw Client", redirect_uris: [REDIRECT_URI], grant_types: ["authorization_code", "refresh_token"], token_endpoint_auth_method: "none", ...metadata }),
+  });
+  return { status: res.status, body: await res.json() as Record<string, any> };
+}
+
+export interface AuthorizeParams {
+  readonly client_id: string;
+  readonly redirect_uri?: string;
+  readonly code_challenge?: string;
+  readonly state?: string;
+  readonly resource?: string;
+  readonly scope?: string;
+  readonly [extra: string]: string | undefined;
+}
+
+export function authorizeUrl(url: string, params: AuthorizeParams): string {
+  const query = new URLSearchParams({ response_type: "code", code_challenge_method: "S256", redirect_uri: REDIRECT_URI, resource: `${url}/mcp`, scope: "mcp", state: "s1" });
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) query.set(k, v);
+  return `${url}/oauth/authorize?${query}`;
+}
+
+/** Signs in, opens the authorization and approves it; returns the redirect back to the client. */
+export async function approve(url: string, personToken: string, params: AuthorizeParams, consent: unknown = FULL_CONSENT) {
+  const browser = new Browser(url);
+  await browser.signIn(personToken);
+  const interaction = await browser.openAuthorization(authorizeUrl(url, params));
+  const approved = await browser.consent(interaction, "approve", consent);
+  if (approved.status !== 200) throw new Error(`approval failed: ${JSON.stringify(approved.body)}`);
+  return { callback: await browser.followToClient(approved.body.redirectTo), connectionId: String(approved.body.connectionId), browser };
+}
+
+export async function tokenRequest(url: string, form: Record<string, string>): Promise<{ status: number; body: Record<string, any> }> {
+  const res = await fetch(`${url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(form) });
+  return { status: res.status, body: await res.json() as Record<string, any> };
+}
+
+/** Registration, approval and code exchange in one: fresh tokens for a new connection. */
+export async function issueTokens(url: string, personToken: string, consent: unknown = FULL_CONSENT) {
+  const client = (await registerClient(url)).body;
+  const { verifier, challenge } = pkcePair();
+  const { callback, connectionId } = await approve(url, personToken, { client_id: client.client_id, code_challenge: challenge }, consent);
+  const tokens = await tokenRequest(url, { grant_type: "authorization_code", code: callback.searchParams.get("code")!, redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: client.client_id, resource: `${url}/mcp` });
+  if (tokens.status !== 200) throw new Error(`code exchange failed: ${JSON.stringify(tokens.body)}`);
+  return { client, tokens: tokens.body, connectionId };
 }
