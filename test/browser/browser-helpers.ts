@@ -1,15 +1,15 @@
 /**
  * Browser tests' setup: the UI bundle built once per process, an app on 127.0.0.1:0 with the
- * example plugins plus one that fails to load, and Debian's Chromium driven by playwright-core
- * (never a downloaded browser). Screenshots go to test-artifacts/screenshots/ (kept out of git).
+ * example plugins plus one that fails to load, and the Chromium that `npm ci` brings (the npm package
+ * @sparticuz/chromium, see ../helpers/chromium.ts) driven by playwright-core. Screenshots go to test-artifacts/screenshots/ (kept out of git).
  */
 import fs from "node:fs";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { buildUi } from "../../ui/build.ts";
+import { chromiumLaunch } from "../helpers/chromium.ts";
 import { EXAMPLE_PLUGINS, manifest, startApp, tempDir, writePlugin, type TestApp } from "../helpers/fixtures.ts";
 
-export const CHROMIUM = process.env.KNOT_CHROMIUM ?? "/usr/bin/chromium";
 export const SCREENSHOTS = path.resolve(import.meta.dirname, "../../test-artifacts/screenshots");
 const DIST = path.resolve(import.meta.dirname, "../../ui/dist");
 
@@ -44,10 +44,9 @@ export function pluginsWithAFailure(): string {
   return root;
 }
 
-export const LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
-
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+  const { executablePath, args, env } = await chromiumLaunch();
+  return chromium.launch({ executablePath, args: [...args], env: { ...process.env, ...env }, headless: true });
 }
 
 export interface UiSession {

