@@ -92,6 +92,16 @@ export async function createOAuthProvider(options: ProviderOptions): Promise<Pro
     },
   };
   const provider = new Provider(options.issuer, configuration);
+  // RFC 6749 §3.3: a request without `scope` gets the default one. Without this, oidc-provider
+  // would answer access_denied, as nothing was asked for.
+  provider.use(async (ctx, next) => {
+    if (ctx.method === "GET" && ctx.path === OAUTH_PATHS.authorization && !ctx.query.scope) {
+      const query = new URLSearchParams(ctx.querystring);
+      query.set("scope", MCP_SCOPE);
+      ctx.querystring = query.toString();
+    }
+    await next();
+  });
   // Behind a TLS-terminating proxy the issuer is https while the socket is not; only then are
   // X-Forwarded-* headers trusted.
   provider.proxy = options.issuer.startsWith("https:");
