@@ -180,3 +180,18 @@ test("a refusal sends access_denied back to the client, is audited, and issues n
   assert.equal(await connectionCount(), before);
   assert.ok((await t.app.store.queryAudit({ tool: "oauth.deny" })).some((r) => r.userId === olga.user.id));
 });
+
+test("oversized and malformed bodies at the token and registration endpoints are refused; the server stays up", async () => {
+  const big = "x".repeat(2_000_000);
+  const token = await fetch(`${t.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `grant_type=${big}` });
+  assert.equal(token.status, 400);
+  assert.equal(((await token.json()) as { error: string }).error, "invalid_request");
+  const reg = await registerClient(t.url, { client_name: big });
+  assert.equal(reg.status, 400);
+  const malformed = await fetch(`${t.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" });
+  assert.equal(malformed.status, 400);
+  const script = await registerClient(t.url, { redirect_uris: ["javascript:alert(1)"] });
+  assert.equal(script.status, 400);
+  assert.equal(script.body.error, "invalid_redirect_uri");
+  assert.equal((await fetch(`${t.url}/healthz`)).status, 200);
+});
