@@ -62,6 +62,9 @@ export function createOAuthService(options: OAuthServiceOptions): OAuthService {
     store, issuer: requireOrigin(), resource: resource(), loopbackClientDocuments: config.oauth.loopbackClientDocuments,
   }).then((p) => observe(p, store, options));
 
+  let koaHandler: Promise<ReturnType<Provider["callback"]>> | null = null;
+  const callback = () => koaHandler ??= provider().then((p) => p.callback());
+
   const connectionFor = async (accessToken: string): Promise<TokenRecord | null> => {
     const p = await provider();
     const token = await p.AccessToken.find(accessToken);
@@ -100,11 +103,11 @@ export function createOAuthService(options: OAuthServiceOptions): OAuthService {
         return true;
       }
       if (!PROVIDER_PATHS.test(path)) return false;
-      const p = await provider();
+      const handler = await callback();
       await new Promise<void>((resolve) => {
         res.once("close", resolve);
         res.once("finish", resolve);
-        p.callback()(req, res);
+        void handler(req, res);
       });
       return true;
     },
