@@ -39,7 +39,7 @@ function assertMayConsent(ctx: HttpContext): void {
 
 export function consentRoutes(services: Services, oauth: OAuthService): Route[] {
   const { store, audit } = services;
-  const page = staticRoutes()[0]!;
+  const page = staticRoutes().find((route) => route.path === "/")!;
   return [
     // The page itself is the web editor (it routes on the path); sign-in happens there first.
     { method: "GET", path: "/oauth/interaction/:uid", access: "public", handle: page.handle },
@@ -84,7 +84,15 @@ export function consentRoutes(services: Services, oauth: OAuthService): Route[] 
           expiresAt: choice.expiresInDays === null ? null : new Date(Date.now() + choice.expiresInDays * 86_400_000).toISOString(),
           connection: { clientId: client.clientId, clientName, grantId },
         });
-        const redirectTo = await provider.interactionResult(ctx.req, ctx.res, { login: { accountId: ctx.principal.user.id }, consent: { grantId } }, { mergeWithLastSubmission: false });
+        let redirectTo: string;
+        try {
+          redirectTo = await provider.interactionResult(ctx.req, ctx.res, { login: { accountId: ctx.principal.user.id }, consent: { grantId } }, { mergeWithLastSubmission: false });
+        } catch (error) {
+          // The interaction ended meanwhile: leave nothing issued behind.
+          await store.revokeToken(connection.id);
+          await store.revokeOAuthGrant(grantId);
+          throw error;
+        }
         await audit.record({
           principal: ctx.principal, surface: "http", tool: "oauth.approve", outcome: "ok", durationMs: 0, requestId: ctx.requestId, client: clientName,
           args: { clientId: client.clientId, connectionId: connection.id, scopes: choice.scopes.permissions, write: choice.scopes.write, expiresInDays: choice.expiresInDays },
