@@ -32,6 +32,8 @@ import { handlerCallObserver, logWorkerExits, observeAudit, observeAuth, observe
 import { createMcpSurface, usersAffectedBy, type McpSurface } from "./mcp/surface.ts";
 import { loadPlugins } from "./plugins/loader.ts";
 import { createPluginPool } from "./plugins/plugin-pool.ts";
+import { consentRoutes } from "./oauth/consent-routes.ts";
+import { createOAuthService } from "./oauth/oauth-service.ts";
 import type { Services } from "./services.ts";
 import { openStore } from "./store/index.ts";
 import { createQuotas } from "./tools/quotas.ts";
@@ -68,14 +70,20 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   for (const failure of registry.failed) logger.warn("plugin failed to load", { plugin: failure.name, reason: failure.reason });
   const pool = createPluginPool(registry, { deadlineMs: config.handlerTimeoutMs, logger, onCall: handlerCallObserver(metrics, logger) });
   const loopbackTokens = createLoopbackTokens();
-  const auth = observeAuth(createAuthenticator(store, loopbackTokens), metrics);
+  let mcp: McpSurface | null = null;
+  const oauth = createOAuthService({
+    store, config, logger,
+    onEvent: ({ tool, connection, outcome }) => void auth.principalForToken(connection)
+      .then((principal) => audit.record({ principal, surface: "http", tool, args: { clientId: connection.connection?.clientId ?? null, connectionId: connection.id }, outcome, durationMs: 0 })),
+    closeSessions: (tokenId) => mcp?.sessions.closeOfToken(tokenId),
+  });
+  const auth = observeAuth(createAuthenticator(store, loopbackTokens, oauth), metrics);
   const audit = observeAudit(await createAuditLog({ store, maskKey: config.audit.maskKey, logger, events: { fallback: () => metrics.auditFallback(), lost: () => metrics.auditLost() } }), metrics, auditWrites);
   const stopWorkerExitLog = logWorkerExits(logger);
   const sandbox = createSandboxPool({
     workers: config.sandbox.workers, runsPerWorker: config.sandbox.runsPerWorker, workerMemoryMb: config.sandbox.workerMemoryMb,
     ...(config.sandbox.recycleAfterRuns === undefined ? {} : { recycleAfterRuns: config.sandbox.recycleAfterRuns }),
   });
-  let mcp: McpSurface | null = null;
   const events = createEventBus(store, logger);
   bindPluginEvents(pool, registry, events);
   const catalog = createUserToolsCatalog(store, registry, {
@@ -87,21 +95,21 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   const runner = withRunEvents(createToolRunner({
     sandbox: observeSandbox(sandbox, { metrics, logger, runs }), catalog, registry, loopbackTokens, limits: config.limits, loopbackBase: () => baseUrl, tokenTtlMs: config.loopbackTokenTtlMs, quotas,
   }), () => events);
-  const services: Services = { config, store, pool, auth, loopbackTokens, audit, catalog, runner, logger, runtimeVersion: RUNTIME_VERSION, events,
+  const services: Services = { config, store, pool, auth, loopbackTokens, audit, catalog, runner, logger, runtimeVersion: RUNTIME_VERSION, events, oauth,
     toolsChanged: (userIds) => mcp?.notifyToolsChanged(userIds) };
 
   mcp = createMcpSurface(services);
   const sinks = startSinkDispatcher({ store, auth, runner, audit, logger, settings: config.sinks, leaseMs: config.limits.wallMs + 30_000 });
   events.onStored(() => sinks.wake());
   const retention = startAuditRetention(store, config.audit.retentionDays, logger);
-  const routes: Route[] = [...visibilityRoutes(services, mcp), ...auditRoutes(services), ...coreRoutes(services), ...pluginRoutes(services), ...toolRoutes(services, { catalog, runner, audit }), ...webRoutes(services), ...sinkRoutes(services), ...metricsRoutes(metrics)];
+  const routes: Route[] = [...visibilityRoutes(services, mcp), ...auditRoutes(services), ...coreRoutes(services), ...pluginRoutes(services), ...toolRoutes(services, { catalog, runner, audit }), ...webRoutes(services), ...sinkRoutes(services), ...consentRoutes(services, oauth), ...metricsRoutes(metrics)];
   const drain = createDrain({
     // While draining, a running tool's loopback calls still reach their handlers so the run can finish.
     exempt: (req) => isLoopbackAddress(req.socket.remoteAddress) && loopbackTokens.lookup(bearerFrom(req.headers.authorization) ?? "") !== null,
     // The MCP notification stream (GET /mcp) never ends by itself; it is closed with the server.
     untracked: (req) => req.method === "GET" && (req.url ?? "").split("?")[0] === "/mcp",
   });
-  const server = createHttpServer({ router: createRouter(routes), auth, logger, maxBodyBytes: config.maxBodyBytes, fallback: mcp.handleHttp, drain, limits: config.http });
+  const server = createHttpServer({ router: createRouter(routes), auth, logger, maxBodyBytes: config.maxBodyBytes, fallback: async (req, res, requestId) => (await oauth.handleHttp(req, res)) || mcp.handleHttp(req, res, requestId), drain, limits: config.http });
   metrics.watch({ sandbox: () => sandbox.stats(), quotas: () => quotas.stats(), httpInFlight: () => drain.inFlight, mcpSessions: () => mcp.sessions.size });
   let closing: Promise<void> | null = null;
 
@@ -118,7 +126,9 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
         const { port } = server.address() as AddressInfo;
         // The loopback always targets this process on the loopback interface, whatever host is public.
         baseUrl = `http://127.0.0.1:${port}`;
-        resolve({ host: config.host, port, url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}` });
+        const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+        oauth.setOrigin(url);
+        resolve({ host: config.host, port, url });
       });
     }),
     close: () => closing ??= shutdownGracefully({

@@ -34,6 +34,8 @@ export interface ServerConfig {
   readonly loopbackTokenTtlMs: number;
   readonly mcp: { readonly stateless: boolean; readonly allowedHosts: readonly string[] };
   readonly audit: { readonly retentionDays: number; readonly maskKey: string | null };
+  /** `publicUrl`: the origin assistants reach this server at (the OAuth issuer); default the bound address. */
+  readonly oauth: { readonly publicUrl: string | null; readonly loopbackClientDocuments: boolean };
   readonly plugins: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Event sink delivery: attempts before `dead`, first retry delay (doubling, capped), outbox poll interval. */
   readonly sinks: { readonly maxAttempts: number; readonly backoffMs: number; readonly maxBackoffMs: number; readonly pollMs: number };
@@ -56,6 +58,7 @@ export const DEFAULT_CONFIG: ServerConfig = Object.freeze({
   loopbackTokenTtlMs: 60_000,
   mcp: Object.freeze({ stateless: false, allowedHosts: Object.freeze([]) }),
   audit: Object.freeze({ retentionDays: 90, maskKey: null }),
+  oauth: Object.freeze({ publicUrl: null, loopbackClientDocuments: false }),
   plugins: Object.freeze({}),
   sinks: Object.freeze({ maxAttempts: 5, backoffMs: 1_000, maxBackoffMs: 300_000, pollMs: 500 }),
 });
@@ -68,6 +71,7 @@ const SHAPE: Record<string, Record<string, "string" | "number" | "boolean" | "st
   sinks: { max_attempts: "number", backoff_ms: "number", max_backoff_ms: "number", poll_ms: "number" },
   quotas: { user_concurrent_runs: "number", user_runs_per_minute: "number", token_concurrent_runs: "number", token_runs_per_minute: "number", max_concurrent_runs: "number", max_queued_runs: "number" },
   audit: { retention_days: "number", mask_key: "string" },
+  oauth: { public_url: "string", loopback_client_documents: "boolean" },
 };
 
 /** Reads a config file (relative paths in it are relative to the file) merged over the defaults. */
@@ -93,6 +97,7 @@ export function configFromToml(doc: Record<string, unknown>, baseDir: string): S
   const l = (doc.limits ?? {}) as Record<string, unknown>;
   const m = (doc.mcp ?? {}) as Record<string, unknown>;
   const a = (doc.audit ?? {}) as Record<string, unknown>;
+  const o = (doc.oauth ?? {}) as Record<string, unknown>;
   const q = (doc.quotas ?? {}) as Record<string, number | undefined>;
   const d = DEFAULT_CONFIG;
   // A PostgreSQL URL (server.database) is not a path: kept as written.
@@ -121,6 +126,7 @@ export function configFromToml(doc: Record<string, unknown>, baseDir: string): S
     }),
     mcp: Object.freeze({ stateless: (m.stateless as boolean) ?? d.mcp.stateless, allowedHosts: Object.freeze((m.allowed_hosts as string[]) ?? d.mcp.allowedHosts) }),
     audit: Object.freeze({ retentionDays: (a.retention_days as number) ?? d.audit.retentionDays, maskKey: (a.mask_key as string) ?? d.audit.maskKey }),
+    oauth: Object.freeze({ publicUrl: publicUrlOf(o.public_url), loopbackClientDocuments: (o.loopback_client_documents as boolean) ?? d.oauth.loopbackClientDocuments }),
     plugins: pluginTables(doc.plugins),
     sinks: sinkSettings((doc.sinks ?? {}) as Record<string, number | undefined>),
   });
@@ -145,6 +151,15 @@ function httpLimitsOf(s: Record<string, unknown>): HttpLimits {
 function sinkSettings(k: Record<string, number | undefined>): ServerConfig["sinks"] {
   const d = DEFAULT_CONFIG.sinks;
   return Object.freeze({ maxAttempts: k.max_attempts ?? d.maxAttempts, backoffMs: k.backoff_ms ?? d.backoffMs, maxBackoffMs: k.max_backoff_ms ?? d.maxBackoffMs, pollMs: k.poll_ms ?? d.pollMs });
+}
+
+function publicUrlOf(value: unknown): string | null {
+  if (value === undefined) return null;
+  const url = URL.parse(String(value));
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.pathname !== "/" || url.search || url.hash || url.username) {
+    throw new KnotError("CONFIG_INVALID", 'config: oauth.public_url must be an origin such as "https://knot.example.com"', { where: "oauth.public_url" });
+  }
+  return url.origin;
 }
 
 function logLevelOf(value: unknown): LogLevel | undefined {

@@ -3,6 +3,7 @@ import type { Authenticator } from "./auth/authenticate.ts";
 import type { LoopbackTokens } from "./auth/loopback-tokens.ts";
 import type { ServerConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
+import type { OAuthService } from "./oauth/oauth-service.ts";
 import type { PluginPool } from "./plugins/plugin-pool.ts";
 import type { EventBus } from "./events/event-bus.ts";
 import type { Store } from "./store/store.ts";
@@ -23,6 +24,8 @@ export interface Services {
   readonly runtimeVersion: string;
   /** Event sinks' outbox: emit product events (tool.saved, grant.changed, …). */
   readonly events: EventBus;
+  /** The OAuth authorization server and connections (hosted assistants). */
+  readonly oauth: OAuthService;
   /** Tell connected MCP clients whose visible tools may have changed (grants, memberships); all when omitted. */
   toolsChanged(userIds?: readonly string[]): void;
 }

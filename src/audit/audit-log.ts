@@ -74,7 +74,7 @@ export async function createAuditLog(options: { store: Store; maskKey: string | 
         at: new Date().toISOString(),
         userId: entry.principal?.user.id ?? null,
         tokenId: entry.principal?.tokenId ?? null,
-        client: clampNullable(entry.client),
+        client: clampNullable(clientOf(entry)),
         surface: entry.surface,
         tool: clampText(entry.tool),
         outcome: clampText(entry.outcome, 64),
@@ -142,6 +142,13 @@ function stableText(value: unknown): string {
       return String(typeof value);
     }
   }
+}
+
+/** A call through an OAuth connection records the connection's client name (with the MCP client's, if known). */
+function clientOf(entry: AuditRecord): string | null {
+  const connection = entry.principal?.clientName ?? null;
+  if (connection === null) return entry.client ?? null;
+  return entry.client && entry.client !== connection ? `${connection} (${entry.client})` : connection;
 }
 
 function summaryOf(result: unknown): string | null {

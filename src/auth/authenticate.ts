@@ -46,7 +46,12 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
 }
 
-export function createAuthenticator(store: Store, loopback: LoopbackTokens): Authenticator {
+/** Finds the live OAuth connection an access token belongs to (src/oauth); only /mcp accepts them. */
+export interface ConnectionLookup {
+  connectionFor(accessToken: string): Promise<TokenRecord | null>;
+}
+
+export function createAuthenticator(store: Store, loopback: LoopbackTokens, connections?: ConnectionLookup): Authenticator {
   const principalFor = async (userId: string, via: Principal["via"] = "cli"): Promise<Principal | null> => {
     const user = await store.getUser(userId);
     if (!user) return null;
@@ -56,12 +61,15 @@ export function createAuthenticator(store: Store, loopback: LoopbackTokens): Aut
   const principalForToken = async (token: TokenRecord): Promise<Principal | null> => {
     if (tokenState(token) !== "active") return null;
     const base = await principalFor(token.userId, "token");
-    return base && { ...base, scopes: token.scopes, tokenId: token.id };
+    return base && { ...base, scopes: token.scopes, tokenId: token.id, ...(token.connection ? { clientName: token.connection.clientName } : {}) };
   };
   const storedTokenPrincipal = async (secret: string): Promise<Principal | null> => {
     const token = await store.findTokenByHash(hashSecret(secret));
+    return token ? livePrincipal(token) : null;
+  };
+  const livePrincipal = async (token: TokenRecord): Promise<Principal | null> => {
     const now = new Date().toISOString();
-    if (!token || tokenState(token, now) !== "active") return null;
+    if (tokenState(token, now) !== "active") return null;
     const principal = await principalForToken(token);
     // last_used_at is informational: refresh it at most once a minute, not on every request.
     if (principal && (token.lastUsedAt === null || Date.parse(now) - Date.parse(token.lastUsedAt) > TOUCH_INTERVAL_MS)) {
@@ -84,7 +92,11 @@ export function createAuthenticator(store: Store, loopback: LoopbackTokens): Aut
         const allowed = (route === "plugin" || route === "api-read") && isLoopbackAddress(remoteAddress);
         return allowed ? run.principal : null;
       }
-      return storedTokenPrincipal(bearer);
+      const stored = await storedTokenPrincipal(bearer);
+      if (stored || route !== "mcp" || !connections) return stored;
+      // An OAuth access token: valid only on /mcp, only while its connection is live.
+      const connection = await connections.connectionFor(bearer);
+      return connection ? livePrincipal(connection) : null;
     },
   };
 }

@@ -21,6 +21,8 @@ export interface Principal {
   readonly granted: readonly string[];
   readonly scopes: TokenScopes | null;
   readonly tokenId: string | null;
+  /** Set when the credential is an OAuth connection: the client it was lent to (for the audit log). */
+  readonly clientName?: string | null;
   /** The credential kind: an API token, a web session, a per-run loopback token, or the local CLI. */
   readonly via: "token" | "session" | "loopback" | "cli";
 }

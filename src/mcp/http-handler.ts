@@ -25,6 +25,8 @@ export interface HttpHandlerDeps {
   readonly sessions: SessionRegistry;
   readonly stateless: boolean;
   readonly maxBodyBytes: number;
+  /** The 401's `WWW-Authenticate` value (src/oauth/www-authenticate.ts). */
+  challenge(tokenPresented: boolean): string;
   /** A fresh SDK server whose handlers read the principal from `authInfo.extra` (see authInfoFor). */
   newServer(stateful: boolean): Server;
 }
@@ -47,9 +49,10 @@ export function createMcpHttpHandler(deps: HttpHandlerDeps): McpHttpHandler {
       rpcError(res, 403, "HOST_NOT_ALLOWED", refusedHost);
       return true;
     }
-    const principal = await deps.auth.authenticate({ bearer: bearerFrom(req.headers.authorization), remoteAddress: req.socket.remoteAddress, route: "mcp" });
+    const bearer = bearerFrom(req.headers.authorization);
+    const principal = await deps.auth.authenticate({ bearer, remoteAddress: req.socket.remoteAddress, route: "mcp" });
     if (!principal) {
-      rpcError(res, 401, "UNAUTHENTICATED", "a valid bearer token is required", { "www-authenticate": 'Bearer realm="knot-tools"' });
+      rpcError(res, 401, "UNAUTHENTICATED", "a valid bearer token is required", { "www-authenticate": deps.challenge(bearer !== null) });
       return true;
     }
     const body = req.method === "POST" ? await readLimitedMcpBody(req, res, deps.maxBodyBytes) : undefined;
@@ -94,7 +97,7 @@ async function serveStateful(deps: HttpHandlerDeps, req: IncomingMessage, res: S
   const server = deps.newServer(true);
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
-    onsessioninitialized: (id) => deps.sessions.add({ id, userId: principal.user.id, server, transport, lastSeen: Date.now() }),
+    onsessioninitialized: (id) => deps.sessions.add({ id, userId: principal.user.id, tokenId: principal.tokenId, server, transport, lastSeen: Date.now() }),
     onsessionclosed: (id) => deps.sessions.remove(id),
   });
   transport.onclose = () => {

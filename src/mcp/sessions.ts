@@ -9,6 +9,8 @@ import type { Server, StreamableHTTPServerTransport } from "./sdk.ts";
 export interface McpSession {
   readonly id: string;
   readonly userId: string;
+  /** The credential that opened it: revoking that credential closes the session. */
+  readonly tokenId?: string | null;
   readonly server: Server;
   readonly transport: StreamableHTTPServerTransport;
   lastSeen: number;
@@ -18,6 +20,8 @@ export interface SessionRegistry {
   add(session: McpSession): void;
   get(id: string): McpSession | null;
   remove(id: string): void;
+  /** Closes the sessions opened with this credential (it was revoked). */
+  closeOfToken(tokenId: string): void;
   /** Sessions of these users (all sessions when omitted). */
   of(userIds?: readonly string[]): McpSession[];
   readonly size: number;
@@ -58,6 +62,9 @@ export function createSessionRegistry(limits: SessionLimits = DEFAULT_SESSION_LI
     },
     remove(id) {
       sessions.delete(id);
+    },
+    closeOfToken(tokenId) {
+      for (const session of sessions.values()) if (session.tokenId === tokenId) close(session);
     },
     of(userIds) {
       const wanted = userIds ? new Set(userIds) : null;

@@ -62,7 +62,7 @@ export function createMcpSurface(services: Services): McpSurface {
   });
 
   const handleHttp = createMcpHttpHandler({
-    auth, audit, sessions, stateless: config.mcp.stateless, maxBodyBytes: config.maxBodyBytes,
+    auth, audit, sessions, stateless: config.mcp.stateless, maxBodyBytes: config.maxBodyBytes, challenge: services.oauth.challenge,
     hostCheck: createHostCheck(config.mcp.allowedHosts),
     newServer: (stateful) => createMcpServer(core, httpOptions(stateful)),
   });

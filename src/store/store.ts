@@ -41,6 +41,27 @@ export interface TokenRecord {
   readonly lastUsedAt: string | null;
   /** The token this one was derived from (a web session opened with it); revoking that revokes this. */
   readonly parentId: string | null;
+  /** Set when the token is an OAuth connection: the client it was lent to and its grant. */
+  readonly connection: ConnectionBinding | null;
+}
+
+/** What binds a connection (a token approved on the consent page) to an OAuth client. */
+export interface ConnectionBinding {
+  readonly clientId: string;
+  readonly clientName: string;
+  /** oidc-provider's grant id: its access and refresh tokens carry it. */
+  readonly grantId: string;
+}
+
+/** One stored oidc-provider model instance (see src/oauth/store-adapter.ts). */
+export interface OAuthModelRow {
+  readonly model: string;
+  readonly id: string;
+  readonly payload: Readonly<Record<string, unknown>>;
+  readonly grantId: string | null;
+  readonly uid: string | null;
+  /** ISO time after which the row is gone for readers; null = no expiry. */
+  readonly expiresAt: string | null;
 }
 
 /** A `sink` is a user script run (as its owner) for the events it subscribes to. */
@@ -180,7 +201,11 @@ export interface Store {
   permissionsOf(userId: string): Promise<string[]>;
   // tokens: only the hash of a secret is ever stored
   /** NOT_FOUND for an unknown user; CONFLICT if the secret hash is already used. */
-  createToken(input: { userId: string; name: string; secretHash: string; scopes: TokenScopes | null; expiresAt: string | null; parentId?: string | null }): Promise<TokenRecord>;
+  createToken(input: { userId: string; name: string; secretHash: string; scopes: TokenScopes | null; expiresAt: string | null; parentId?: string | null; connection?: ConnectionBinding | null }): Promise<TokenRecord>;
+  /** The connection whose OAuth grant this is (revoked ones too: the caller decides). */
+  findTokenByGrant(grantId: string): Promise<TokenRecord | null>;
+  /** NOT_FOUND for an unknown token. */
+  renameToken(id: string, name: string): Promise<void>;
   /** Finds expired and revoked tokens too: the caller decides. */
   findTokenByHash(secretHash: string): Promise<TokenRecord | null>;
   /** Oldest first. */
@@ -232,6 +257,16 @@ export interface Store {
   settleDelivery(id: number, outcome: DeliverySettlement): Promise<void>;
   /** Newest first. */
   listDeliveries(sinkId: string, limit: number): Promise<DeliveryRecord[]>;
+  // OAuth authorization server state: oidc-provider's models as JSON, shared by every instance
+  /** Insert or replace. */
+  saveOAuthModel(row: OAuthModelRow): Promise<void>;
+  /** Not expired; a consumed row's payload carries `consumed` (the time, in seconds). */
+  findOAuthModel(model: string, id: string): Promise<Record<string, unknown> | null>;
+  findOAuthModelByUid(model: string, uid: string): Promise<Record<string, unknown> | null>;
+  consumeOAuthModel(model: string, id: string): Promise<void>;
+  destroyOAuthModel(model: string, id: string): Promise<void>;
+  /** Deletes the grant's rows of one model, or of every model (its codes, tokens and the grant itself). */
+  revokeOAuthGrant(grantId: string, model?: string): Promise<void>;
   // instance settings (e.g. the audit masking key), shared by every instance on the database
   /** The stored value of `name`; when absent, stores `create()` first (first writer wins). */
   getOrCreateSetting(name: string, create: () => string): Promise<string>;

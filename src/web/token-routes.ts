@@ -86,6 +86,20 @@ export function tokenRoutes(services: Services): Route[] {
       },
     },
     {
+      method: "PATCH", path: "/api/tokens/:id", access: "api",
+      async handle(ctx) {
+        const token = await store.getToken(ctx.params.id!);
+        if (!token || (token.userId !== ctx.principal.user.id && !effectiveIsAdmin(ctx.principal))) throw new KnotError("NOT_FOUND", "no such token");
+        if (ctx.principal.scopes !== null || !mayWrite(ctx.principal)) throw new KnotError("PERMISSION_DENIED", "permission denied: sign in with an unscoped token to rename tokens");
+        const body = await ctx.json();
+        const name = typeof body.name === "string" ? body.name.trim() : "";
+        if (name.length < 1 || name.length > 100) throw new KnotError("INVALID_ARGUMENT", "name must be 1–100 characters", { where: "name" });
+        if (name === SESSION_TOKEN_NAME || token.name === SESSION_TOKEN_NAME) throw new KnotError("INVALID_ARGUMENT", `"${SESSION_TOKEN_NAME}" tokens cannot be renamed, nor can a token take that name`, { where: "name" });
+        await store.renameToken(token.id, name);
+        sendJson(ctx.res, 200, { token: describeToken((await store.getToken(token.id))!, ctx.principal) });
+      },
+    },
+    {
       method: "DELETE", path: "/api/tokens/:id", access: "api",
       async handle(ctx) {
         const token = await store.getToken(ctx.params.id!);
@@ -93,6 +107,10 @@ export function tokenRoutes(services: Services): Route[] {
         if (!token || (!mine && !effectiveIsAdmin(ctx.principal))) throw new KnotError("NOT_FOUND", "no such token");
         if (!mayWrite(ctx.principal)) throw new KnotError("PERMISSION_DENIED", "permission denied: this credential may not change things");
         const revoked = await store.revokeToken(token.id);
+        await services.oauth.tokenRevoked(token);
+        if (token.connection) {
+          await services.audit.record({ principal: ctx.principal, surface: "http", tool: "oauth.revoke", args: { clientId: token.connection.clientId, connectionId: token.id }, outcome: revoked ? "ok" : "ALREADY_REVOKED", durationMs: 0, requestId: ctx.requestId });
+        }
         sendJson(ctx.res, 200, { revoked, token: describeToken((await store.getToken(token.id)) ?? token, ctx.principal) });
       },
     },

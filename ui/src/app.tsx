@@ -4,6 +4,7 @@ import { api, get, SIGNED_OUT_EVENT, type Me } from "./lib/api.ts";
 import { href, navigate, useRoute } from "./lib/router.ts";
 import { Loading } from "./lib/ui.tsx";
 import { AuditView } from "./views/audit.tsx";
+import { ConsentView } from "./views/consent.tsx";
 import { PluginPageView } from "./views/plugin-page.tsx";
 import { PluginsView } from "./views/plugins.tsx";
 import { SignIn } from "./views/sign-in.tsx";
@@ -35,6 +36,8 @@ export function App() {
 
   if (me === undefined) return <Loading what="your session" />;
   if (me === null) return <SignIn onSignedIn={(user) => setMe(user)} />;
+  // An assistant's OAuth authorization lands here (served at its own path): consent, no navigation.
+  if (/^\/oauth\/interaction\/[^/]+$/.test(window.location.pathname)) return <ConsentView path={window.location.pathname} me={me} />;
 
   const signOut = async () => {
     await api("DELETE", "/api/session").catch(() => {});

@@ -45,6 +45,9 @@ export async function tokensCommand(args: string[]): Promise<number> {
     if (action === "revoke") {
       if (!subject) throw usageError("tokens revoke ID");
       if (!(await store.revokeToken(subject))) throw new KnotError("NOT_FOUND", `no token with id "${subject}"`);
+      // A connection's OAuth grant goes with it: its refresh tokens stop working too.
+      const grantId = (await store.getToken(subject))?.connection?.grantId;
+      if (grantId) await store.revokeOAuthGrant(grantId);
       return 0;
     }
     throw usageError("tokens: expected create, list or revoke");

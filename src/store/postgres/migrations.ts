@@ -216,9 +216,32 @@ export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
   // MERGE NOTE (h-peers): placeholder so version 7 (assigned to issue 14) is contiguous on this
   // branch; the lead drops it when merging the real migration 5 of another branch.
   { version: 5, name: "placeholder 5 (h-peers branch only)", sql: "SELECT 1;" },
-  // MERGE NOTE (h-peers): placeholder so version 7 (assigned to issue 14) is contiguous on this
-  // branch; the lead drops it when merging the real migration 6 of another branch.
-  { version: 6, name: "placeholder 6 (h-peers branch only)", sql: "SELECT 1;" },
+  {
+    version: 6,
+    name: "oauth connections",
+    sql: `
+      -- A connection is a token bound to an OAuth client; its grant ties the access and refresh
+      -- tokens oidc-provider issues to it (revoking the connection revokes the grant).
+      ALTER TABLE tokens ADD COLUMN client_id ${text};
+      ALTER TABLE tokens ADD COLUMN client_name ${text};
+      ALTER TABLE tokens ADD COLUMN grant_id ${text};
+      CREATE UNIQUE INDEX tokens_by_grant ON tokens (grant_id) WHERE grant_id IS NOT NULL;
+
+      -- oidc-provider's models (codes, access/refresh tokens, grants, clients, interactions).
+      CREATE TABLE oauth_models (
+        model ${text} NOT NULL,
+        id ${text} NOT NULL,
+        payload json NOT NULL,
+        grant_id ${text},
+        uid ${text},
+        expires_at ${text},
+        consumed_at ${text},
+        PRIMARY KEY (model, id)
+      );
+      CREATE INDEX oauth_models_by_grant ON oauth_models (grant_id) WHERE grant_id IS NOT NULL;
+      CREATE INDEX oauth_models_by_uid ON oauth_models (uid) WHERE uid IS NOT NULL;
+    `,
+  },
   {
     version: 7,
     name: "event sinks and their outbox",

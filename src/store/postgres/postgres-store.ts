@@ -11,6 +11,7 @@ import { createGrantMethods } from "./grants.ts";
 import { migrate } from "./migrate.ts";
 import { openPgDb } from "./pg-driver.ts";
 import { createSettingMethods } from "./settings.ts";
+import { createOAuthMethods } from "./oauth.ts";
 import { createTokenMethods } from "./tokens.ts";
 import { createUserToolMethods } from "./user-tools.ts";
 import { createUserMethods } from "./users.ts";
@@ -53,6 +54,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     ...createAuditMethods(context),
     ...createEventMethods(context),
     ...createSettingMethods(context),
+    ...createOAuthMethods(context),
     close: () => db.close(),
   });
 }

@@ -34,6 +34,9 @@ export function toToken(row: PgRow): TokenRecord {
     revokedAt: textOrNull(row, "revoked_at"),
     lastUsedAt: textOrNull(row, "last_used_at"),
     parentId: textOrNull(row, "parent_id"),
+    connection: row.grant_id === null || row.grant_id === undefined
+      ? null
+      : Object.freeze({ clientId: text(row, "client_id"), clientName: text(row, "client_name"), grantId: text(row, "grant_id") }),
   });
 }
 

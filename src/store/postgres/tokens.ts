@@ -9,9 +9,9 @@ import type { StoreContext } from "./context.ts";
 import { isForeignKeyViolation, isUniqueViolation } from "./pg-driver.ts";
 import { toToken } from "./rows.ts";
 
-type TokenMethods = Pick<Store, "createToken" | "findTokenByHash" | "listTokens" | "getToken" | "revokeToken" | "touchToken">;
+type TokenMethods = Pick<Store, "createToken" | "findTokenByGrant" | "renameToken" | "findTokenByHash" | "listTokens" | "getToken" | "revokeToken" | "touchToken">;
 
-const COLUMNS = "id, user_id, name, scopes, created_at, expires_at, revoked_at, last_used_at, parent_id";
+const COLUMNS = "id, user_id, name, scopes, created_at, expires_at, revoked_at, last_used_at, parent_id, client_id, client_name, grant_id";
 
 export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
   async function findOne(where: string, value: string): Promise<TokenRecord | null> {
@@ -20,11 +20,11 @@ export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
   }
 
   return {
-    async createToken({ userId, name, secretHash, scopes, expiresAt, parentId = null }) {
+    async createToken({ userId, name, secretHash, scopes, expiresAt, parentId = null, connection = null }) {
       try {
         const { rows } = await db.query(
-          `INSERT INTO tokens (id, user_id, name, secret_hash, scopes, created_at, expires_at, parent_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+          `INSERT INTO tokens (id, user_id, name, secret_hash, scopes, created_at, expires_at, parent_id, client_id, client_name, grant_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
           [
             crypto.randomUUID(),
             userId,
@@ -34,6 +34,9 @@ export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
             now(),
             expiresAt,
             parentId,
+            connection?.clientId ?? null,
+            connection?.clientName ?? null,
+            connection?.grantId ?? null,
           ],
         );
         return toToken(rows[0]!);
@@ -43,6 +46,14 @@ export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
         if (isUniqueViolation(error)) throw new KnotError("CONFLICT", "A token with this secret already exists; mint a new secret.");
         throw error;
       }
+    },
+
+    async findTokenByGrant(grantId) {
+      return findOne("grant_id", grantId);
+    },
+
+    async renameToken(id, name) {
+      if ((await db.query("UPDATE tokens SET name = $1 WHERE id = $2", [name, id])).rowCount === 0) throw new KnotError("NOT_FOUND", `No token with id ${id}.`);
     },
 
     async findTokenByHash(secretHash) {

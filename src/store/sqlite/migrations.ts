@@ -150,9 +150,32 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   // MERGE NOTE (h-peers): placeholder so version 7 (assigned to issue 14) is contiguous on this
   // branch; the lead drops it when merging the real migration 5 of another branch.
   { version: 5, name: "placeholder 5 (h-peers branch only)", sql: "SELECT 1;" },
-  // MERGE NOTE (h-peers): placeholder so version 7 (assigned to issue 14) is contiguous on this
-  // branch; the lead drops it when merging the real migration 6 of another branch.
-  { version: 6, name: "placeholder 6 (h-peers branch only)", sql: "SELECT 1;" },
+  {
+    version: 6,
+    name: "oauth connections",
+    sql: `
+      -- A connection is a token bound to an OAuth client; its grant ties the access and refresh
+      -- tokens oidc-provider issues to it (revoking the connection revokes the grant).
+      ALTER TABLE tokens ADD COLUMN client_id TEXT;
+      ALTER TABLE tokens ADD COLUMN client_name TEXT;
+      ALTER TABLE tokens ADD COLUMN grant_id TEXT;
+      CREATE UNIQUE INDEX tokens_by_grant ON tokens (grant_id) WHERE grant_id IS NOT NULL;
+
+      -- oidc-provider's models (codes, access/refresh tokens, grants, clients, interactions).
+      CREATE TABLE oauth_models (
+        model TEXT NOT NULL,
+        id TEXT NOT NULL,
+        payload TEXT NOT NULL CHECK (json_valid(payload)),
+        grant_id TEXT,
+        uid TEXT,
+        expires_at TEXT,
+        consumed_at TEXT,
+        PRIMARY KEY (model, id)
+      ) STRICT;
+      CREATE INDEX oauth_models_by_grant ON oauth_models (grant_id) WHERE grant_id IS NOT NULL;
+      CREATE INDEX oauth_models_by_uid ON oauth_models (uid) WHERE uid IS NOT NULL;
+    `,
+  },
   {
     version: 7,
     name: "event sinks and their outbox",

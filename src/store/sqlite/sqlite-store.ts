@@ -11,6 +11,7 @@ import { createTokenMethods } from "./tokens.ts";
 import { createUserToolMethods } from "./user-tools.ts";
 import { createUserMethods } from "./users.ts";
 import { createSettingMethods } from "./settings.ts";
+import { createOAuthMethods } from "./oauth.ts";
 
 export interface SqliteStoreOptions {
   /** A file path (its folder is created if missing) or ":memory:". */
@@ -49,6 +50,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     appendAuditBatch: auditWriter ? (entries: readonly AuditEntryInput[]) => auditWriter.appendBatch(entries) : audit.appendAuditBatch,
     ...createEventMethods(context),
     ...createSettingMethods(context),
+    ...createOAuthMethods(context),
     async close() {
       await auditWriter?.close();
       db.close();

@@ -9,9 +9,9 @@ import type { StoreContext } from "./context.ts";
 import { toToken } from "./rows.ts";
 import { isForeignKeyViolation, isUniqueViolation } from "./sqlite-driver.ts";
 
-type TokenMethods = Pick<Store, "createToken" | "findTokenByHash" | "listTokens" | "getToken" | "revokeToken" | "touchToken">;
+type TokenMethods = Pick<Store, "createToken" | "findTokenByGrant" | "renameToken" | "findTokenByHash" | "listTokens" | "getToken" | "revokeToken" | "touchToken">;
 
-const COLUMNS = "id, user_id, name, scopes, created_at, expires_at, revoked_at, last_used_at, parent_id";
+const COLUMNS = "id, user_id, name, scopes, created_at, expires_at, revoked_at, last_used_at, parent_id, client_id, client_name, grant_id";
 
 export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
   function getToken(id: string) {
@@ -20,11 +20,11 @@ export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
   }
 
   return {
-    async createToken({ userId, name, secretHash, scopes, expiresAt, parentId = null }) {
+    async createToken({ userId, name, secretHash, scopes, expiresAt, parentId = null, connection = null }) {
       const id = crypto.randomUUID();
       try {
         db.run(
-          "INSERT INTO tokens (id, user_id, name, secret_hash, scopes, created_at, expires_at, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+          "INSERT INTO tokens (id, user_id, name, secret_hash, scopes, created_at, expires_at, parent_id, client_id, client_name, grant_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
           id,
           userId,
           name,
@@ -33,6 +33,9 @@ export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
           now(),
           expiresAt,
           parentId,
+          connection?.clientId ?? null,
+          connection?.clientName ?? null,
+          connection?.grantId ?? null,
         );
       } catch (error) {
         if (isForeignKeyViolation(error)) throw new KnotError("NOT_FOUND", `No user with id ${userId}.`);
@@ -41,6 +44,15 @@ export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
         throw error;
       }
       return getToken(id)!;
+    },
+
+    async findTokenByGrant(grantId) {
+      const row = db.get(`SELECT ${COLUMNS} FROM tokens WHERE grant_id = ?`, grantId);
+      return row ? toToken(row) : null;
+    },
+
+    async renameToken(id, name) {
+      if (db.run("UPDATE tokens SET name = ? WHERE id = ?", name, id).changes === 0) throw new KnotError("NOT_FOUND", `No token with id ${id}.`);
     },
 
     async findTokenByHash(secretHash) {

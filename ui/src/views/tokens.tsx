@@ -14,12 +14,15 @@ interface TokenRow {
   state: "active" | "expired" | "revoked";
   session: boolean;
   current: boolean;
+  /** Set for an assistant's OAuth connection (approved on the consent page). */
+  connection: { clientId: string; clientName: string } | null;
 }
 
 export function TokensView({ me }: { me: Me }) {
   const tokens = useAsync(() => get<{ tokens: TokenRow[] }>("/api/tokens").then((r) => r.tokens), []);
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<TokenRow | null>(null);
+  const [renaming, setRenaming] = useState<TokenRow | null>(null);
   const [showInactive, setShowInactive] = useState(false);
   const rows = (tokens.data ?? []).filter((t) => showInactive || t.state === "active").reverse();
   return (
@@ -28,7 +31,7 @@ export function TokensView({ me }: { me: Me }) {
         <h1>Tokens</h1>
         <button type="button" class="primary" onClick={() => setCreating(true)}>Create token</button>
       </header>
-      <p class="hint">API tokens let assistants (MCP) and scripts act as you, {me.name}. Narrow a token with scopes to give an assistant less than you can do.</p>
+      <p class="hint">API tokens let assistants (MCP) and scripts act as you, {me.name}. Narrow a token with scopes to give an assistant less than you can do. Assistants you connected by signing in (OAuth) appear here as connections.</p>
       <label class="inline"><input type="checkbox" checked={showInactive} onChange={(e) => setShowInactive((e.target as HTMLInputElement).checked)} /> Show revoked and expired tokens</label>
       {tokens.loading && !tokens.data ? <Loading what="tokens" /> : null}
       <ErrorBox error={tokens.error} title="Could not load tokens" />
@@ -40,13 +43,16 @@ export function TokensView({ me }: { me: Me }) {
             <tbody>
               {rows.map((t) => (
                 <tr key={t.id} data-token={t.name} class={t.state !== "active" ? "inactive" : undefined}>
-                  <td>{t.name}{t.current ? <span class="badge">this session</span> : null}</td>
+                  <td>{t.name}{t.current ? <span class="badge">this session</span> : null}{t.connection ? <span class="badge" title={`OAuth client ${t.connection.clientId}`} data-connection={t.connection.clientName}>connection: {t.connection.clientName}</span> : null}</td>
                   <td>{t.scopes ? <>{t.scopes.permissions.map((p) => <code key={p} class="chip">{p}</code>)}{t.scopes.write ? null : <span class="badge">read-only</span>}</> : <span class="muted">full (your permissions)</span>}</td>
                   <td>{formatTime(t.createdAt)}</td>
                   <td>{t.expiresAt ? formatTime(t.expiresAt) : "never"}</td>
                   <td>{formatTime(t.lastUsedAt)}</td>
                   <td><span class={`badge state-${t.state}`}>{t.state}</span></td>
-                  <td>{t.state === "active" && !t.current ? <button type="button" class="danger" onClick={() => setRevoking(t)} aria-label={`Revoke ${t.name}`}>Revoke</button> : null}</td>
+                  <td>
+                    {t.state === "active" && !t.session ? <button type="button" onClick={() => setRenaming(t)} aria-label={`Rename ${t.name}`}>Rename</button> : null}
+                    {t.state === "active" && !t.current ? <button type="button" class="danger" onClick={() => setRevoking(t)} aria-label={`Revoke ${t.name}`}>Revoke</button> : null}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -54,9 +60,10 @@ export function TokensView({ me }: { me: Me }) {
         </div>
       ) : null}
       {creating ? <CreateTokenDialog onClose={() => setCreating(false)} onCreated={tokens.reload} /> : null}
+      {renaming ? <RenameDialog token={renaming} onClose={() => setRenaming(null)} onRenamed={tokens.reload} /> : null}
       {revoking ? (
         <ConfirmDialog title={`Revoke ${revoking.name}?`} danger confirm="Revoke"
-          message={<p>Anything using <strong>{revoking.name}</strong> stops working at once. This cannot be undone.</p>}
+          message={<p>Anything using <strong>{revoking.name}</strong> stops working at once{revoking.connection ? " (its access and refresh tokens and open MCP sessions end)" : ""}. This cannot be undone.</p>}
           onConfirm={async () => { await api("DELETE", `/api/tokens/${encodeURIComponent(revoking.id)}`); tokens.reload(); }}
           onClose={() => setRevoking(null)} />
       ) : null}
@@ -128,6 +135,31 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose: () => void; onCrea
         <label class="inline"><input type="checkbox" checked={write} onChange={(e) => setWrite((e.target as HTMLInputElement).checked)} /> May use tools that change things</label>
         <ErrorBox error={error} title="Could not create the token" />
         <div class="actions"><button type="button" onClick={onClose}>Cancel</button><button type="submit" class="primary">Create</button></div>
+      </form>
+    </Modal>
+  );
+}
+
+function RenameDialog({ token, onClose, onRenamed }: { token: TokenRow; onClose: () => void; onRenamed: () => void }) {
+  const [name, setName] = useState(token.name);
+  const [error, setError] = useState<ApiError | null>(null);
+  const save = async (e: Event) => {
+    e.preventDefault();
+    try {
+      await api("PATCH", `/api/tokens/${encodeURIComponent(token.id)}`, { name });
+      onRenamed();
+      onClose();
+    } catch (err) {
+      setError(asApiError(err));
+    }
+  };
+  return (
+    <Modal title={`Rename ${token.name}`} onClose={onClose}>
+      <form onSubmit={save} class="stack">
+        <label for="token-rename">Name</label>
+        <input id="token-rename" value={name} required maxLength={100} autoFocus onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        <ErrorBox error={error} title="Could not rename" />
+        <div class="actions"><button type="button" onClick={onClose}>Cancel</button><button type="submit" class="primary">Save</button></div>
       </form>
     </Modal>
   );
