@@ -276,6 +276,8 @@ describe("scopes and read-only tokens: one gate on every path to a handler", () 
         assert.equal(res.body.code, "PERMISSION_DENIED");
       }
       assert.equal((await http(tokens.whoamiOnly!, "/api/tools/check")).status, 403, "nor lint against its libs");
+      const streamed = await request(`${t.url}/api/runs`, tokens.whoamiOnly!, { method: "POST", body: JSON.stringify({ toolId, args: {} }) });
+      assert.equal(streamed.status, 403, "nor look a tool up through the streamed run");
       assert.equal((await http(tokens.bob!, "/api/tools", "GET")).status, 200, "unscoped: as before");
       const reader = await t.token((await t.app.store.getUserByName("bob"))!, { permissions: ["knot.tools.author"], write: false });
       assert.equal((await http(reader, `/api/tools/${toolId}`, "GET")).status, 200, "a scope naming knot.tools.author may read");
