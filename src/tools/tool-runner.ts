@@ -90,7 +90,10 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
     schemaOf,
     mayRun,
     async run(principal, source, args, options = {}) {
-      if (!mayRun(principal, source)) throw new KnotError("PERMISSION_DENIED", "permission denied: this token's scopes do not allow running this tool");
+      if (!mayRun(principal, source)) {
+        const why = scopeAllows(principal.scopes, RUN_USER_TOOLS_SCOPE) ? "a read-only token may not run a tool marked destructive" : `the token's scopes do not include ${RUN_USER_TOOLS_SCOPE}`;
+        throw new KnotError("PERMISSION_DENIED", `permission denied: ${why}`);
+      }
       const params = options.validated ? args : validateArguments(schemaOf(source), args, source.name);
       const release = deps.quotas ? await deps.quotas.acquire(principal, options.signal) : () => {};
       try {

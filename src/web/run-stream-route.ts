@@ -11,6 +11,7 @@
 import type { ServerResponse } from "node:http";
 import type { RunEvent } from "../../sandbox/protocol.ts";
 import { KnotError } from "../errors.ts";
+import { mustScopeUserTools } from "../http/routes/tool-routes.ts";
 import type { Route } from "../http/router.ts";
 import type { Services } from "../services.ts";
 import { draftSource, runAudited } from "../tools/audited-run.ts";
@@ -41,6 +42,7 @@ export function runStreamRoutes(services: Services): Route[] {
       let source: RunSource;
       let tool: string;
       if (typeof body.toolId === "string") {
+        mustScopeUserTools(ctx.principal);
         const saved = await services.catalog.get(ctx.principal, body.toolId);
         if (saved.kind !== "tool") throw new KnotError("BAD_REQUEST", `"${saved.name}" is a lib: libs are imported by tools, not run`);
         source = saved;

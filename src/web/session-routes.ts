@@ -3,7 +3,7 @@
  * in a cookie. The session is a fresh token (`kts_…`, 256 random bits, stored hashed in the
  * tokens table as "web session", expiring) with the same scopes as the token it came from, so
  * a session can never do more than the token that opened it, nor outlive its expiry. Signing out
- * revokes it. (Revoking the opening token does not end a session already opened: see docs/security.md.)
+ * revokes it, and so does revoking the token that opened it (parent_id).
  */
 import { SESSION_SECRET_PREFIX } from "../auth/authenticate.ts";
 import { hashSecret, mintSecret } from "../auth/secrets.ts";

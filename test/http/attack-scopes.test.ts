@@ -248,6 +248,18 @@ describe("scopes and read-only tokens: one gate on every path to a handler", () 
       assert.match(save.detail, /read-only token/);
     });
 
+    it("a user tool marked destructive: 403 naming the read-only token over HTTP, hidden on MCP", async () => {
+      const saved = await request(`${t.url}/api/tools`, tokens.bob!, { method: "POST", body: JSON.stringify({ name: "nuke", code: "export default () => 1;", destructive: true }) });
+      assert.equal(saved.status, 201, JSON.stringify(saved.body));
+      const res = await request(`${t.url}/api/tools/${saved.body.tool.id}/run`, tokens.readOnly!, { method: "POST", body: JSON.stringify({ args: {} }) });
+      assert.equal(res.status, 403, JSON.stringify(res.body));
+      assert.equal(res.body.code, "PERMISSION_DENIED");
+      assert.match(res.body.error, /read-only token/);
+      const client = await mcp(tokens.readOnly!);
+      assert.ok(!(await client.listTools()).tools.some((tool) => tool.name === "nuke"));
+      assert.equal((await request(`${t.url}/api/tools/${saved.body.tool.id}/run`, tokens.bob!, { method: "POST", body: JSON.stringify({ args: {} }) })).body.result, 1);
+    });
+
     it("the refusals are audited as PERMISSION_DENIED", async () => {
       const rows = await t.app.store.queryAudit({ limit: 200 });
       assert.ok(rows.some((row) => row.tool === "alpha/save" && row.outcome === "PERMISSION_DENIED"));
@@ -264,6 +276,8 @@ describe("scopes and read-only tokens: one gate on every path to a handler", () 
         assert.equal(res.body.code, "PERMISSION_DENIED");
       }
       assert.equal((await http(tokens.whoamiOnly!, "/api/tools/check")).status, 403, "nor lint against its libs");
+      const streamed = await request(`${t.url}/api/runs`, tokens.whoamiOnly!, { method: "POST", body: JSON.stringify({ toolId, args: {} }) });
+      assert.equal(streamed.status, 403, "nor look a tool up through the streamed run");
       assert.equal((await http(tokens.bob!, "/api/tools", "GET")).status, 200, "unscoped: as before");
       const reader = await t.token((await t.app.store.getUserByName("bob"))!, { permissions: ["knot.tools.author"], write: false });
       assert.equal((await http(reader, `/api/tools/${toolId}`, "GET")).status, 200, "a scope naming knot.tools.author may read");

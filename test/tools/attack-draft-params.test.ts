@@ -6,7 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { parseUserToolInput } from "../../src/tools/user-tool-input.ts";
+import { parametersToJsonSchema } from "../../src/plugins/manifest/index.ts";
+import { toParameterDecls } from "../../src/tools/tool-runner.ts";
+import { parseToolParameters, parseUserToolInput } from "../../src/tools/user-tool-input.ts";
 import { compiledValidatorCount, validateArguments } from "../../src/validation/json-schema.ts";
 import { request, startApp, type TestApp } from "../helpers/fixtures.ts";
 import { connect } from "../mcp/helpers.ts";
@@ -111,6 +113,25 @@ describe("draft parameters are validated exactly as saved ones, and bounded", ()
     assert.ok(latencies.length > 0);
     assert.ok(worst < 1000, `/healthz stalled ${worst.toFixed(0)} ms`);
     assert.ok(attackMs < 5000, `refusing took ${attackMs.toFixed(0)} ms`);
+  });
+
+  it("the largest schema the caps allow compiles in a bounded time (enums compile to loops)", () => {
+    let round = 0;
+    const compileMs = (make: (suffix: string) => unknown) => {
+      const times = [0, 1, 2].map(() => {
+        const suffix = `r${round++}`;
+        const schema = parametersToJsonSchema(toParameterDecls(parseToolParameters(make(suffix))));
+        const started = performance.now();
+        try { validateArguments(schema, {}, "probe"); } catch { /* required arguments are missing: only the compile matters */ }
+        return performance.now() - started;
+      });
+      return times.sort((a, b) => a - b)[1]!;
+    };
+    const plain = compileMs((suffix) => Array.from({ length: 64 }, (_, i) => ({ name: `p${i}_${suffix}`, required: true })));
+    // 64 parameters of 180-value enums: just under the 64 KiB schema cap.
+    const enums = compileMs((suffix) => Array.from({ length: 64 }, (_, i) => ({ name: `p${i}_${suffix}`, required: true, enum: Array.from({ length: 180 }, (_, j) => `${j}`) })));
+    console.log(`compile (median of 3): 64 plain parameters ${plain.toFixed(1)} ms; 64 × 180-value enums (64 KiB) ${enums.toFixed(1)} ms`);
+    assert.ok(enums < Math.max(6 * plain, 50), `the largest allowed schema took ${enums.toFixed(0)} ms against ${plain.toFixed(0)} ms for a plain one`);
   });
 
   it("a stored tool whose parameters no longer validate fails as INVALID_ARGUMENT, not 500", async () => {

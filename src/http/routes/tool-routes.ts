@@ -23,7 +23,7 @@ export interface ToolRouteDeps {
  * (`knot.tools.author` or `knot.tools.run`), as MCP's `list_user_tools` requires: a token narrowed
  * to `plugin.metrics.*` reads no code (the /api twin of issue 10 item 5).
  */
-function mustScopeUserTools(principal: Principal): void {
+export function mustScopeUserTools(principal: Principal): void {
   if (scopeAllows(principal.scopes, BUILTIN_PERMISSIONS.toolsAuthor) || scopeAllows(principal.scopes, RUN_USER_TOOLS_SCOPE)) return;
   throw new KnotError("PERMISSION_DENIED", `permission denied: the token's scopes include neither ${BUILTIN_PERMISSIONS.toolsAuthor} nor ${RUN_USER_TOOLS_SCOPE}`);
 }
