@@ -111,7 +111,10 @@ describe("draft parameters are validated exactly as saved ones, and bounded", ()
     const worst = Math.max(...latencies);
     console.log(`8 concurrent 2,500-parameter drafts refused in ${attackMs.toFixed(0)} ms; /healthz worst ${worst.toFixed(1)} ms over ${latencies.length} probes (baseline worst ${Math.max(...baseline).toFixed(1)} ms over ${baseline.length})`);
     assert.ok(latencies.length > 0);
-    assert.ok(worst < 1000, `/healthz stalled ${worst.toFixed(0)} ms`);
+    // Before the fix one stall was 7–17 s. The bound scales with the same run's baseline, so a
+    // crowded machine (slow /healthz even alone) does not fail it while a real stall still does.
+    const bound = Math.max(1000, 4 * Math.max(...baseline) + 500);
+    assert.ok(worst < bound, `/healthz stalled ${worst.toFixed(0)} ms (bound ${bound.toFixed(0)} ms)`);
     assert.ok(attackMs < 5000, `refusing took ${attackMs.toFixed(0)} ms`);
   });
 
