@@ -30,7 +30,7 @@ forEachStore((backend) => {
     assert.equal(versions.length, 1);
     assert.equal(versions[0]?.version, 1);
     assert.equal(versions[0]?.savedBy, ada.id);
-    assert.deepEqual(versions[0]?.tool, { ...toolInput(), readOnly: true, destructive: false });
+    assert.deepEqual(versions[0]?.tool, { ...toolInput(), readOnly: true, destructive: false, libPins: [] });
   });
 
   test("a duplicate (owner, name) is a CONFLICT naming the tool; another owner may reuse the name", async () => {

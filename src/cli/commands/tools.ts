@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { KnotError } from "../../errors.ts";
 import { openStore } from "../../store/index.ts";
+import { pinLibs } from "../../tools/lib-pins.ts";
 import { parseUserToolInput } from "../../tools/user-tool-input.ts";
 import { COMMON_OPTIONS, parse, resolveConfig, usageError } from "../context.ts";
 
@@ -34,7 +35,10 @@ export async function toolsCommand(args: string[]): Promise<number> {
       ...(values.description !== undefined ? { description: values.description } : {}),
       ...(values.share !== undefined ? { sharing: values.share } : {}),
     }, existing ?? undefined);
-    const tool = existing ? await store.updateUserTool(existing.id, user.id, input) : await store.createUserTool(user.id, input);
+    // Pin its lib: imports as the API does (names already pinned keep their pin).
+    const { pins } = await pinLibs(store, { id: user.id, groups: await store.groupsOf(user.id) }, input.code, input.language, existing?.libPins ?? null);
+    const pinned = { ...input, libPins: pins };
+    const tool = existing ? await store.updateUserTool(existing.id, user.id, pinned) : await store.createUserTool(user.id, pinned);
     process.stdout.write(`${tool.id}\n`);
     return 0;
   } finally {

@@ -72,6 +72,18 @@ export function toolRoutes(services: Services, deps: ToolRouteDeps): Route[] {
         sendJson(ctx.res, 200, { version: await catalog.version(ctx.principal, ctx.params.id!, n) });
       },
     },
+    { method: "GET", path: "/api/tools/:id/libs", access: "api", handle: async (ctx) => sendJson(ctx.res, 200, { pins: await catalog.libPins(ctx.principal, ctx.params.id!) }) },
+    {
+      // "Update libs": re-pin every lib: import to what it means now (owner only; a new version when a pin changed).
+      method: "POST", path: "/api/tools/:id/libs", access: "api",
+      handle: async (ctx) => {
+        const saved = await catalog.updateLibs(ctx.principal, ctx.params.id!);
+        sendJson(ctx.res, 200, {
+          tool: describe(ctx.principal, saved.tool, true), changed: saved.changed, diagnostics: saved.diagnostics,
+          pins: await catalog.libPins(ctx.principal, saved.tool.id),
+        });
+      },
+    },
     {
       method: "POST", path: "/api/tools/:id/run", access: "api",
       handle: async (ctx) => {

@@ -176,4 +176,11 @@ export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
       CREATE INDEX tokens_by_parent ON tokens (parent_id) WHERE parent_id IS NOT NULL;
     `,
   },
+  {
+    version: 4,
+    name: "lib pins",
+    sql: `
+      ALTER TABLE user_tools ADD COLUMN lib_pins JSON NOT NULL DEFAULT '[]';
+    `,
+  },
 ]);

@@ -41,6 +41,7 @@ export function toUserTool(row: PgRow): UserToolRecord {
   return deepFreeze({
     id: text(row, "id"),
     ownerId: text(row, "owner_id"),
+    ownerName: text(row, "owner_name"),
     name: text(row, "name"),
     kind: text(row, "kind") as UserToolRecord["kind"],
     description: text(row, "description"),
@@ -51,6 +52,7 @@ export function toUserTool(row: PgRow): UserToolRecord {
     active: flag(row, "active"),
     readOnly: flag(row, "read_only"),
     destructive: flag(row, "destructive"),
+    libPins: row.lib_pins as UserToolRecord["libPins"],
     version: number(row, "version"),
     createdAt: text(row, "created_at"),
     updatedAt: text(row, "updated_at"),

@@ -140,4 +140,13 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       CREATE INDEX tokens_by_parent ON tokens (parent_id) WHERE parent_id IS NOT NULL;
     `,
   },
+  {
+    // What each saved tool's lib: imports mean (lib id + version), fixed when it is saved. Tools
+    // saved before have none: their lib: imports fail clearly until the owner updates their libs.
+    version: 4,
+    name: "lib pins",
+    sql: `
+      ALTER TABLE user_tools ADD COLUMN lib_pins TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(lib_pins));
+    `,
+  },
 ]);

@@ -63,6 +63,7 @@ export function normalizeToolInput(input: UserToolInput): UserToolInput {
     active: input.active,
     readOnly: input.readOnly ?? false,
     destructive: input.destructive ?? false,
+    libPins: input.libPins ?? [],
   };
 }
 
@@ -70,6 +71,7 @@ export function toUserTool(row: SqlRow): UserToolRecord {
   return deepFreeze({
     id: text(row, "id"),
     ownerId: text(row, "owner_id"),
+    ownerName: text(row, "owner_name"),
     name: text(row, "name"),
     kind: text(row, "kind") as UserToolRecord["kind"],
     description: text(row, "description"),
@@ -80,6 +82,7 @@ export function toUserTool(row: SqlRow): UserToolRecord {
     active: flag(row, "active"),
     readOnly: flag(row, "read_only"),
     destructive: flag(row, "destructive"),
+    libPins: json(row, "lib_pins") as UserToolRecord["libPins"],
     version: number(row, "version"),
     createdAt: text(row, "created_at"),
     updatedAt: text(row, "updated_at"),

@@ -23,7 +23,9 @@ type UserToolMethods = Pick<
 >;
 
 /** The values of the editable columns, in this order. */
-const EDITABLE = "name, kind, description, language, parameters, code, sharing, active, read_only, destructive";
+const EDITABLE = "name, kind, description, language, parameters, code, sharing, active, read_only, destructive, lib_pins";
+/** Tool rows with their owner's name (shared tools are called by `<owner>__<name>`). */
+const SELECT_TOOLS = "SELECT t.*, u.name AS owner_name FROM user_tools t JOIN users u ON u.id = t.owner_id";
 
 function editableValues(tool: UserToolInput): SqlValue[] {
   return [
@@ -37,12 +39,13 @@ function editableValues(tool: UserToolInput): SqlValue[] {
     tool.active ? 1 : 0,
     tool.readOnly ? 1 : 0,
     tool.destructive ? 1 : 0,
+    JSON.stringify(tool.libPins ?? []),
   ];
 }
 
 export function createUserToolMethods({ db, now }: StoreContext): UserToolMethods {
   function getTool(id: string): UserToolRecord | null {
-    const row = db.get("SELECT * FROM user_tools WHERE id = ?", id);
+    const row = db.get(`${SELECT_TOOLS} WHERE t.id = ?`, id);
     return row ? toUserTool(row) : null;
   }
 
@@ -76,7 +79,7 @@ export function createUserToolMethods({ db, now }: StoreContext): UserToolMethod
       return writing(tool.name, () => {
         db.run(
           `INSERT INTO user_tools (id, owner_id, ${EDITABLE}, version, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
           id,
           ownerId,
           ...editableValues(tool),
@@ -102,7 +105,7 @@ export function createUserToolMethods({ db, now }: StoreContext): UserToolMethod
         }
         const version = current.version + 1;
         db.run(
-          `UPDATE user_tools SET (${EDITABLE}, version, updated_at) = (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`,
+          `UPDATE user_tools SET (${EDITABLE}, version, updated_at) = (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`,
           ...editableValues(tool),
           version,
           at,
@@ -118,17 +121,17 @@ export function createUserToolMethods({ db, now }: StoreContext): UserToolMethod
     },
 
     async findUserToolByName(ownerId, name) {
-      const row = db.get("SELECT * FROM user_tools WHERE owner_id = ? AND name = ?", ownerId, name);
+      const row = db.get(`${SELECT_TOOLS} WHERE t.owner_id = ? AND t.name = ?`, ownerId, name);
       return row ? toUserTool(row) : null;
     },
 
     async listUserToolsVisibleTo(userId, groups) {
-      const own = db.all("SELECT * FROM user_tools WHERE owner_id = ? ORDER BY name", userId);
+      const own = db.all(`${SELECT_TOOLS} WHERE t.owner_id = ? ORDER BY t.name`, userId);
       const shared = db.all(
-        `SELECT * FROM user_tools
-          WHERE owner_id <> ?1 AND active = 1
-            AND (sharing = 'everyone' OR sharing IN (SELECT '@' || value FROM json_each(?2)))
-          ORDER BY name, created_at, rowid`,
+        `${SELECT_TOOLS}
+          WHERE t.owner_id <> ?1 AND t.active = 1
+            AND (t.sharing = 'everyone' OR t.sharing IN (SELECT '@' || value FROM json_each(?2)))
+          ORDER BY t.name, u.name, t.created_at, t.rowid`,
         userId,
         JSON.stringify(groups),
       );
