@@ -11,7 +11,7 @@ export function toMcpTool(tool: CandidateTool, runner: ToolRunner): McpTool {
     }
     case "user": {
       const { user } = tool;
-      const description = user.description.trim() || `User tool "${user.name}" by ${user.ownerName}.`;
+      const description = user.description.trim() || `User tool "${user.name}".`;
       return shape(tool.name, description, runner.schemaOf(user), user.readOnly === true, user.destructive === true);
     }
     case "plugin": {

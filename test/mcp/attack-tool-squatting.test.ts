@@ -229,7 +229,7 @@ forEachAppBackend((backend) => {
       const admin = await client(root);
       const names = await toolNames(admin);
       assert.ok(names.includes("mallory__Weekly_Report") && names.includes("mallory__weekly-report"));
-      for (const name of ["alice__Weekly_Report", "alice__weekly-report", "ALICE__weekly_report", "weekly-report"]) {
+      for (const name of ["alice__Weekly_Report", "alice__weekly-report", "ALICE__weekly_report", "weekly-report", "al\u0456ce__weekly_report", "alice__w\u0435ekly_report"]) {
         const error = await refusal(admin.callTool({ name, arguments: {} }));
         assert.ok(["UNKNOWN_TOOL", "AMBIGUOUS_TOOL_NAME"].includes(String(error.data?.code)), `${name}: ${error.message}`);
         assert.doesNotMatch(error.message, /code ran as/);
@@ -237,6 +237,8 @@ forEachAppBackend((backend) => {
       const made = await api(mallory, "POST", "/api/tools", { name: "alice__weekly_report", code: says("mallory") });
       assert.equal(made.status, 400);
       assert.equal(made.body.code, "INVALID_ARGUMENT");
+      const unicode = await api(mallory, "POST", "/api/tools", { name: "w\u0435ekly_report", code: says("mallory"), sharing: "everyone" });
+      assert.equal(unicode.status, 400, "names are ASCII: no Cyrillic look-alikes");
       const id = (await api(mallory, "GET", "/api/tools")).body.tools.find((x: { name: string; mine: boolean }) => x.name === "hello" && x.mine).id;
       const renamed = await api(mallory, "PUT", `/api/tools/${id}`, { name: "alice__weekly_report" });
       assert.equal(renamed.status, 400);
@@ -255,6 +257,18 @@ forEachAppBackend((backend) => {
       const hidden = rows.find((r) => r.name === "mallory__hello" && r.kind === "user");
       assert.equal(hidden?.visible, false);
       assert.equal(hidden?.reason, "shadowed");
+    });
+
+    test("the authoring tools read a shared tool by the same names: qualified, never by a bare shared name", async () => {
+      const admin = await client(root);
+      const bare = await admin.callTool({ name: "get_user_tool", arguments: { name: "weekly_report" } });
+      assert.equal(bare.isError, true);
+      assert.match(text(bare), /AMBIGUOUS_TOOL_NAME|alice__weekly_report/);
+      const qualified = await admin.callTool({ name: "get_user_tool", arguments: { name: "mallory__weekly_report" } });
+      const tool = (qualified.structuredContent as { tool: { ownerName: string; callAs: string; code: string } }).tool;
+      assert.deepEqual([tool.ownerName, tool.callAs], ["mallory", "mallory__weekly_report"]);
+      const listed = await api(root, "GET", "/api/tools");
+      assert.ok((listed.body.tools as { callAs: string }[]).some((x) => x.callAs === "alice__weekly_report"));
     });
 
     test("the visibility report and tool_search use the very names listing and calling use", async () => {

@@ -5,6 +5,7 @@ import type { Services } from "../../services.ts";
 import { draftSource, runAudited } from "../../tools/audited-run.ts";
 import { runOutcomeJson } from "../../tools/run-outcome.ts";
 import type { RunSource, ToolRunner } from "../../tools/tool-runner.ts";
+import { callableName } from "../../tools/tool-names.ts";
 import type { UserToolsCatalog } from "../../tools/user-tools.ts";
 import type { UserToolRecord } from "../../store/store.ts";
 import { sendJson } from "../respond.ts";
@@ -101,8 +102,8 @@ async function runAndAnswer(ctx: HttpContext, deps: ToolRouteDeps, source: RunSo
   sendJson(ctx.res, 200, runOutcomeJson(outcome));
 }
 
-/** A tool as the API shows it; code only in single-tool answers. */
+/** A tool as the API shows it; code only in single-tool answers; `callAs` is its name over MCP for this caller. */
 function describe(principal: Principal, tool: UserToolRecord, withCode = false) {
   const { code, ...rest } = tool;
-  return { ...rest, mine: tool.ownerId === principal.user.id, ...(withCode ? { code } : {}) };
+  return { ...rest, mine: tool.ownerId === principal.user.id, callAs: callableName(principal.user.id, tool), ...(withCode ? { code } : {}) };
 }

@@ -111,6 +111,8 @@ export interface Tool {
   mine: boolean;
   /** The owner's user name: tools shared with you are called `<ownerName>__<name>` over MCP. */
   ownerName: string;
+  /** The name this tool goes by for you over MCP (and `lib:` imports): bare if yours, else `<owner>__<name>`. */
+  callAs: string;
   libPins: { name: string; libId: string; version: number }[];
 }
 
