@@ -8,8 +8,12 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import fs from "node:fs";
+import path from "node:path";
+import { openStore } from "../../src/store/index.ts";
 import { forEachAppBackend } from "../helpers/app-backends.ts";
-import { request, startApp, type TestApp } from "../helpers/fixtures.ts";
+import { cli } from "../helpers/cli.ts";
+import { request, startApp, tempDir, type TestApp } from "../helpers/fixtures.ts";
 import { parseUserToolInput } from "../../src/tools/user-tool-input.ts";
 
 const AUTHOR = "knot.tools.author";
@@ -209,5 +213,28 @@ forEachAppBackend((backend) => {
       assert.equal(res.status, 400);
       assert.equal(res.body.code, "INVALID_ARGUMENT");
     });
+  });
+});
+
+describe("knot-tools tools add pins lib imports as the API does", () => {
+  it("a tool added from a file is pinned to the lib its author means; a later squat changes nothing", async () => {
+    const dir = tempDir();
+    const db = path.join(dir, "k.db");
+    for (const user of ["alice", "bob", "mallory"]) assert.equal(cli(["users", "add", user, "--db", db]).code, 0);
+    fs.writeFileSync(path.join(dir, "fmt.js"), lib("alice"));
+    fs.writeFileSync(path.join(dir, "report.js"), tool("fmt"));
+    const libId = cli(["tools", "add", path.join(dir, "fmt.js"), "--user", "alice", "--kind", "lib", "--share", "everyone", "--db", db]).stdout.trim();
+    const toolId = cli(["tools", "add", path.join(dir, "report.js"), "--user", "bob", "--db", db]).stdout.trim();
+    fs.writeFileSync(path.join(dir, "fmt2.js"), lib("mallory"));
+    assert.equal(cli(["tools", "add", path.join(dir, "fmt2.js"), "--user", "mallory", "--name", "fmt", "--kind", "lib", "--share", "everyone", "--db", db]).code, 0);
+    assert.equal(cli(["tools", "add", path.join(dir, "report.js"), "--user", "bob", "--db", db]).code, 0, "re-adding keeps the pin");
+    const store = await openStore({ path: db });
+    try {
+      const saved = await store.getUserTool(toolId);
+      assert.deepEqual(saved?.libPins, [{ name: "fmt", libId, version: 1 }]);
+      assert.equal(saved?.version, 2);
+    } finally {
+      await store.close();
+    }
   });
 });
