@@ -119,7 +119,7 @@ export function ToolEditor({ id, me }: { id: string; me: Me }) {
         <div>
           <a href={href("tools")} class="muted small">← My tools</a>
           <h1>{draft.name} <span class="badge">{tool.kind}</span> <span class="muted small">v{tool.version}</span></h1>
-          {readOnly ? <p class="notice small">Shared with you by {tool.ownerName}: you can run it and read it, not change it. Assistants call it <code>{tool.ownerName}__{tool.name}</code>.</p> : null}
+          {readOnly ? <p class="notice small">Shared with you by its owner, {tool.ownerName}: you can run it and read it, not change it. Assistants call it <code>{tool.ownerName}__{tool.name}</code>.</p> : null}
         </div>
         <div class="save-area">
           {readOnly ? null : <span class={dirty ? "status unsaved" : "status saved"} role="status">{dirty ? "Unsaved changes" : "All changes saved"}</span>}
