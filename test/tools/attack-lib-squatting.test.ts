@@ -136,6 +136,9 @@ forEachAppBackend((backend) => {
       assert.equal(res.error?.code, "MODULE_NOT_ALLOWED");
       assert.match(res.error.message, /not pinned/);
       assert.doesNotMatch(JSON.stringify(res), /lib by mallory/);
+      // The editor completes shared libs by the qualified names that always mean them.
+      const modules = (await api(bob, "GET", "/api/editor/modules")).body.modules.map((m: { specifier: string }) => m.specifier);
+      assert.ok(modules.includes("lib:alice__fmt") && modules.includes("lib:mallory__fmt"), modules.join(","));
       // The qualified name pins exactly alice's lib.
       const qualified = await edit(bob, "ambiguous", { code: tool("alice__fmt") });
       assert.deepEqual(qualified.tool.libPins, [{ name: "alice__fmt", libId: ids.fmt, version: 1 }]);
