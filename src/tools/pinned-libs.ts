@@ -47,7 +47,7 @@ export async function loadPinnedLibs(store: Store, reader: Reader, root: PinnedR
     }
     if (chosen.size >= MAX_LIBS) return fail(`a tool may load at most ${MAX_LIBS} libs`);
     const lib = await store.getUserTool(pin.libId);
-    if (!lib || lib.kind !== "lib") return fail(`${specifier} (pinned by ${via}) was deleted: ${UPDATE}`);
+    if (!lib || lib.kind !== "lib") return fail(`${specifier} (pinned by ${via}) was deleted (or is no longer a lib): ${UPDATE}`);
     if (!toolVisible(reader, lib)) return fail(`${specifier} (pinned by ${via}) is a lib that is not shared with you (any more): nothing else is loaded in its place`);
     const saved = await store.getUserToolVersion(lib.id, pin.version);
     if (!saved) return fail(`${specifier} (pinned by ${via}) has no version ${pin.version} any more: ${UPDATE}`);

@@ -215,6 +215,11 @@ forEachAppBackend((backend) => {
       const res = await api(mallory, "POST", "/api/tools", { name: "forged", code: tool("fmt"), libPins: [{ name: "fmt", libId: ids.secretlib, version: 1 }] });
       assert.equal(res.status, 400);
       assert.equal(res.body.code, "INVALID_ARGUMENT");
+      // A draft run ignores anything but its code: pins are made from what mallory may import.
+      const draft = await api(mallory, "POST", "/api/tools/run", { code: tool("secretlib"), id: ids.uses, libPins: [{ name: "secretlib", libId: ids.secretlib, version: 1 }] });
+      assert.equal(draft.body.ok, false, JSON.stringify(draft.body));
+      assert.equal(draft.body.error.code, "MODULE_NOT_ALLOWED");
+      assert.doesNotMatch(JSON.stringify(draft.body), /secret v1|shared v2/);
     });
   });
 });
