@@ -138,7 +138,10 @@ export function createUserToolsCatalog(store: Store, registry: PluginRegistry, o
     },
     async check(principal, source) {
       if (typeof source.code !== "string") throw new KnotError("INVALID_ARGUMENT", "code is required", { where: "code" });
-      return lint(principal, source.code, source.language === "ts" ? "ts" : "js", source.kind === "lib" ? "lib" : "tool", "check");
+      const language = source.language === "ts" ? "ts" : "js";
+      // The lib names a save could not pin (ambiguous) show as you type, not only on save.
+      const { diagnostics } = await pinLibs(store, author(principal), source.code, language, null);
+      return [...await lint(principal, source.code, language, source.kind === "lib" ? "lib" : "tool", "check"), ...diagnostics];
     },
   };
   return catalog;

@@ -136,6 +136,8 @@ forEachAppBackend((backend) => {
       assert.equal(res.error?.code, "MODULE_NOT_ALLOWED");
       assert.match(res.error.message, /not pinned/);
       assert.doesNotMatch(JSON.stringify(res), /lib by mallory/);
+      const checked = await api(bob, "POST", "/api/tools/check", { code: tool("fmt") });
+      assert.ok(checked.body.diagnostics.some((d: { code: string }) => d.code === "LIB_AMBIGUOUS"), "shown as you type too");
       // The editor completes shared libs by the qualified names that always mean them.
       const modules = (await api(bob, "GET", "/api/editor/modules")).body.modules.map((m: { specifier: string }) => m.specifier);
       assert.ok(modules.includes("lib:alice__fmt") && modules.includes("lib:mallory__fmt"), modules.join(","));
