@@ -13,8 +13,10 @@
  * caller chose it). Listing, calling, execute_tool, tool_search and the visibility report agree.
  */
 import assert from "node:assert/strict";
+import { PassThrough } from "node:stream";
 import { after, before, describe, test } from "node:test";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { forEachAppBackend } from "../helpers/app-backends.ts";
 import { manifest, request, startApp, writePlugin, type TestApp } from "../helpers/fixtures.ts";
 import { connect, markerLines, saveUserTool, toolNames, writeMcpPlugins } from "./helpers.ts";
@@ -280,5 +282,69 @@ forEachAppBackend((backend) => {
       const found = (search.structuredContent as { tools: { name: string }[] }).tools.map((x) => x.name).sort();
       assert.deepEqual(found, listed);
     });
+  });
+});
+
+describe("the same names on the other MCP transports: stateless HTTP and stdio", () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startApp({ config: { mcp: { stateless: true, allowedHosts: [] } } });
+    const alice = await t.userWithToken("alice", { grants: [AUTHOR] });
+    const mallory = await t.userWithToken("mallory", { grants: [AUTHOR] });
+    const post = (token: string, body: unknown) => request(`${t.url}/api/tools`, token, { method: "POST", body: JSON.stringify(body) });
+    const old = await post(mallory.token, { name: "old_helper", code: says("mallory"), sharing: "everyone" });
+    await post(alice.token, { name: "weekly_report", code: says("alice"), sharing: "everyone" });
+    await request(`${t.url}/api/tools/${old.body.tool.id}`, mallory.token, { method: "PUT", body: JSON.stringify({ name: "weekly_report" }) });
+  });
+  after(() => t.close());
+
+  test("stateless HTTP: qualified names run their owner's code; the bare name is ambiguous", async () => {
+    const { client } = await connect(t.url, (await t.userWithToken("root", { admin: true })).token);
+    try {
+      const names = await toolNames(client);
+      assert.ok(names.includes("alice__weekly_report") && !names.includes("weekly_report"));
+      const ran = await client.callTool({ name: "alice__weekly_report", arguments: {} });
+      assert.deepEqual(ran.content, [{ type: "text", text: "alice's code ran as root" }]);
+      await assert.rejects(client.callTool({ name: "weekly_report", arguments: {} }), (e: { data?: { code?: string } }) => e.data?.code === "AMBIGUOUS_TOOL_NAME");
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("stdio (the connection knot-tools mcp --user serves, on in-memory streams): the same", async () => {
+    const root = await t.user("stdio_root", { admin: true });
+    const connection = new PassThrough();
+    const replies = new PassThrough();
+    const served = await t.app.mcp.connectStdio(root.id, { input: connection, output: replies });
+    const client = new Client({ name: "stdio-squat", version: "1" });
+    const transport: Transport = {
+      async start() {
+        let buffer = "";
+        replies.on("data", (chunk: Buffer) => {
+          buffer += chunk.toString();
+          for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
+            const line = buffer.slice(0, nl);
+            buffer = buffer.slice(nl + 1);
+            if (line.trim()) transport.onmessage?.(JSON.parse(line));
+          }
+        });
+      },
+      async send(message) {
+        connection.write(`${JSON.stringify(message)}\n`);
+      },
+      async close() {
+        transport.onclose?.();
+      },
+    };
+    await client.connect(transport);
+    try {
+      assert.ok((await client.listTools()).tools.some((x) => x.name === "mallory__weekly_report"));
+      const ran = await client.callTool({ name: "alice__weekly_report", arguments: {} });
+      assert.deepEqual(ran.content, [{ type: "text", text: "alice's code ran as stdio_root" }]);
+      await assert.rejects(client.callTool({ name: "weekly_report", arguments: {} }), (e: { data?: { code?: string } }) => e.data?.code === "AMBIGUOUS_TOOL_NAME");
+    } finally {
+      await client.close();
+      await served.close();
+    }
   });
 });
