@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   NOT_ADDRESSABLE: { status: 404, meaning: "no declared handler has that plugin and function name" },
   NOT_FOUND: { status: 404, meaning: "no such resource (or not visible to the caller)" },
   UNKNOWN_TOOL: { status: 404, meaning: "no tool of that name is visible to the caller" },
+  AMBIGUOUS_TOOL_NAME: { status: 400, meaning: "a bare name only tools shared by others hold: call one by its owner-qualified name" },
   CONFLICT: { status: 409, meaning: "the resource already exists or changed meanwhile" },
   STORE_VERSION: { status: 500, meaning: "the database was written by a newer knot-tools" },
   RATE_LIMITED: { status: 429, meaning: "too many runs; retry later" },

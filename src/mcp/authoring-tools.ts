@@ -8,6 +8,7 @@ import { KnotError } from "../errors.ts";
 import { BUILTIN_PERMISSIONS, type Principal } from "../identity/principal.ts";
 import type { JsonSchemaObject } from "../plugins/manifest-types.ts";
 import type { UserToolRecord } from "../store/store.ts";
+import { callableName } from "../tools/tool-names.ts";
 import type { UserToolsCatalog } from "../tools/user-tools.ts";
 import { toolResult } from "./results.ts";
 import { permissionRefusal, writeRefusal } from "./tool-gates.ts";
@@ -21,7 +22,7 @@ const ID_OR_NAME: JsonSchemaObject = {
   type: "object",
   properties: {
     id: { type: "string", description: "The tool's id (from list_user_tools)." },
-    name: { type: "string", description: "The tool's name; your own tool of that name is preferred." },
+    name: { type: "string", description: "Your tool's name, or a shared tool's owner-qualified name (owner__name)." },
   },
 };
 
@@ -47,10 +48,13 @@ export function authoringTools(catalog: UserToolsCatalog): BootTool[] {
   const find = async (principal: Principal, args: Record<string, unknown>): Promise<UserToolRecord> => {
     if (typeof args.id === "string") return catalog.get(principal, args.id);
     if (typeof args.name !== "string") throw new KnotError("INVALID_ARGUMENT", "give the tool's id or name", { where: "id" });
+    // The names tools/call uses: your own by name, others' only by their owner-qualified name.
     const all = await catalog.list(principal);
-    const found = all.find((t) => t.name === args.name && t.ownerId === principal.user.id) ?? all.find((t) => t.name === args.name);
-    if (!found) throw new KnotError("NOT_FOUND", `no tool named "${args.name}" is visible to you`);
-    return found;
+    const found = all.find((t) => callableName(principal.user.id, t) === args.name);
+    if (found) return found;
+    const shared = all.filter((t) => t.ownerId !== principal.user.id && t.name === args.name).map((t) => callableName(principal.user.id, t));
+    if (shared.length > 0) throw new KnotError("AMBIGUOUS_TOOL_NAME", `"${args.name}" is not a tool of yours; name a shared one by its owner-qualified name: ${shared.join(", ")}`, { where: "name" });
+    throw new KnotError("NOT_FOUND", `no tool named "${args.name}" is visible to you`);
   };
   return [
     {
@@ -91,5 +95,5 @@ export function authoringTools(catalog: UserToolsCatalog): BootTool[] {
 
 function describeTool(principal: Principal, tool: UserToolRecord, withCode: boolean) {
   const { code, ...rest } = tool;
-  return { ...rest, mine: tool.ownerId === principal.user.id, ...(withCode ? { code } : {}) };
+  return { ...rest, mine: tool.ownerId === principal.user.id, callAs: callableName(principal.user.id, tool), ...(withCode ? { code } : {}) };
 }

@@ -43,8 +43,12 @@ export function createCallTool(deps: CallDeps): CallToolFn {
 
     const found = await deps.resolver.resolve(ctx.principal, name);
     if (!found.tool) {
-      // Hidden and unknown look the same to the caller; the audit row and the visibility report say which.
       // Every value is masked: which of them the tool declares secret is not the caller's to learn.
+      if (found.ambiguous) {
+        await audit("AMBIGUOUS_TOOL_NAME", given, Object.keys(given));
+        throw invalidParams(ambiguityMessage(name, found.ambiguous), "AMBIGUOUS_TOOL_NAME");
+      }
+      // Hidden and unknown look the same to the caller; the audit row and the visibility report say which.
       await audit(found.exists ? "PERMISSION_DENIED" : "UNKNOWN_TOOL", given, Object.keys(given));
       throw invalidParams(`Unknown tool: ${name}`, "UNKNOWN_TOOL");
     }
@@ -79,6 +83,11 @@ export function createCallTool(deps: CallDeps): CallToolFn {
     await audit(code, args, masked, outcome.summary);
     return outcome.result;
   };
+}
+
+/** The caller may see every name listed here (they are in their own tools/list). */
+function ambiguityMessage(name: string, qualified: readonly string[]): string {
+  return `"${name}" is not a tool of yours; tools shared with you are called by their owner-qualified names: ${qualified.join(", ")}`;
 }
 
 function schemaOf(deps: CallDeps, tool: CandidateTool): object {

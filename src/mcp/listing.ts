@@ -12,7 +12,7 @@ export function toMcpTool(tool: CandidateTool, runner: ToolRunner): McpTool {
     case "user": {
       const { user } = tool;
       const description = user.description.trim() || `User tool "${user.name}".`;
-      return shape(user.name, description, runner.schemaOf(user), user.readOnly === true, user.destructive === true);
+      return shape(tool.name, description, runner.schemaOf(user), user.readOnly === true, user.destructive === true);
     }
     case "plugin": {
       const { decl } = tool.plugin;

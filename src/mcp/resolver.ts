@@ -1,20 +1,27 @@
 /**
- * The one resolver behind `tools/list`, `tools/call` and the admins' visibility report.
+ * The one resolver behind `tools/list`, `tools/call`, `tool_search`/`execute_tool` and the admins'
+ * visibility report.
  *
- * Names share one namespace, in order: boot tools, the caller's own user tools, user tools shared
- * with the caller, plugin tools. The first tool of a name wins and the later ones are "shadowed";
- * then the winner's gates decide whether the caller may see and call it (a hidden winner hides the
- * name: there is no fall-through to a shadowed tool). So a name is never listed twice, and a call
- * reaches exactly the tool the listing showed.
+ * Names share one namespace, in order: boot tools, the caller's own user tools (bare names), user
+ * tools shared with the caller (owner-qualified names, `alice__weekly_report`: see
+ * ../tools/tool-names.ts), plugin tools. The first tool of a name wins and the later ones are
+ * "shadowed"; then the winner's gates decide whether the caller may see and call it (a hidden
+ * winner hides the name: there is no fall-through to a shadowed tool). So a name is never listed
+ * twice, and a call reaches exactly the tool the listing showed.
  *
- * One exception, against name squatting: a user tool *shared* with the caller never shadows a
- * plugin tool (it is shadowed instead). Otherwise an untrusted user could share a tool named like
- * a trusted plugin tool and have another user's assistant — an admin's — run it with the caller's
- * authority. The caller's *own* user tools still shadow plugin tools: the caller chose them.
+ * Against name squatting (an untrusted author getting their code into another user's — an
+ * admin's — call, where it runs with the caller's authority):
+ * - a shared tool is reachable only by its qualified name, which only its owner can fill; a bare
+ *   name held only by shared tools is refused as ambiguous (never resolved, even with one holder,
+ *   since a second sharer, a rename or a delete-and-recreate would silently change its meaning);
+ * - a shared tool never shadows a plugin tool (it is shadowed instead), and two shared tools with
+ *   one qualified name (only possible with names saved before `__` was refused) are both hidden.
+ * The caller's *own* user tools still shadow plugin tools: the caller chose them.
  */
 import type { Principal } from "../identity/principal.ts";
 import type { PluginRegistry } from "../plugins/registry.ts";
 import type { UserToolRecord } from "../store/store.ts";
+import { callableName } from "../tools/tool-names.ts";
 import type { UserToolsCatalog } from "../tools/user-tools.ts";
 import { pluginToolRefusal, userToolRefusal } from "./tool-gates.ts";
 import type { BootTool, CandidateTool, Refusal, Verdict } from "./tool-types.ts";
@@ -25,11 +32,16 @@ export interface ToolResolver {
   /** The tools the caller may see and call, in namespace order. */
   list(principal: Principal): Promise<CandidateTool[]>;
   /**
-   * The tool a call by this name reaches, or why not: `unknown` when no tool of the name exists
-   * for the caller, otherwise the winner's refusal.
+   * The tool a call by this name reaches, or why not: `exists: false` when no tool of the name
+   * exists for the caller, otherwise the winner's refusal; `ambiguous` lists the qualified names
+   * of the shared tools a bare name could mean (the caller must pick one).
    */
-  resolve(principal: Principal, name: string): Promise<{ tool: CandidateTool } | { tool: null; exists: boolean; refusal: Refusal | null }>;
+  resolve(principal: Principal, name: string): Promise<Resolved>;
 }
+
+export type Resolved =
+  | { readonly tool: CandidateTool }
+  | { readonly tool: null; readonly exists: boolean; readonly refusal: Refusal | null; readonly ambiguous?: readonly string[] };
 
 export interface ResolverDeps {
   readonly boot: readonly BootTool[];
@@ -54,21 +66,29 @@ export function createToolResolver(deps: ResolverDeps): ToolResolver {
 
   const candidates = async (principal: Principal): Promise<CandidateTool[]> => [
     ...deps.boot.map((boot): CandidateTool => ({ kind: "boot", name: boot.name, boot })),
-    ...(await userCandidates(principal)).map((user): CandidateTool => ({ kind: "user", name: user.name, user })),
+    ...(await userCandidates(principal)).map((user): CandidateTool => ({ kind: "user", name: callableName(principal.user.id, user), user })),
     ...deps.registry.mcpTools().map((plugin): CandidateTool => ({ kind: "plugin", name: plugin.decl.name, plugin })),
   ];
 
+  const isShared = (principal: Principal, tool: CandidateTool): boolean => tool.kind === "user" && tool.user.ownerId !== principal.user.id;
+
   /** A shared (not own) user tool whose name a plugin tool holds: it yields to the plugin tool. */
   const squats = (principal: Principal, tool: CandidateTool): boolean =>
-    tool.kind === "user" && tool.user.ownerId !== principal.user.id && deps.registry.mcpTool(tool.name) !== null;
+    isShared(principal, tool) && deps.registry.mcpTool(tool.name) !== null;
 
   const verdicts = async (principal: Principal): Promise<Verdict[]> => {
     const winners = new Map<string, CandidateTool>();
-    return (await candidates(principal)).map((tool): Verdict => {
+    const all = await candidates(principal);
+    const sharedNames = new Map<string, number>();
+    for (const tool of all) if (isShared(principal, tool)) sharedNames.set(tool.name, (sharedNames.get(tool.name) ?? 0) + 1);
+    return all.map((tool): Verdict => {
       const winner = winners.get(tool.name);
       if (winner) return { tool, visible: false, refusal: { reason: "shadowed", detail: `shadowed by the ${describeKind(winner)} of the same name` } };
       if (squats(principal, tool)) {
         return { tool, visible: false, refusal: { reason: "shadowed", detail: "a shared user tool never shadows plugin tools: the plugin tool of the same name wins" } };
+      }
+      if (isShared(principal, tool) && sharedNames.get(tool.name)! > 1) {
+        return { tool, visible: false, refusal: { reason: "ambiguous", detail: "another shared tool has the same qualified name (saved before \"__\" was refused in names): both are hidden" } };
       }
       winners.set(tool.name, tool);
       const refusal = refusalOf(principal, tool);
@@ -83,18 +103,18 @@ export function createToolResolver(deps: ResolverDeps): ToolResolver {
     },
     async resolve(principal, name) {
       const boot = bootByName.get(name);
-      let tool: CandidateTool | null = boot ? { kind: "boot", name, boot } : null;
-      if (!tool) {
-        const user = (await userCandidates(principal)).find((t) => t.name === name && !squats(principal, { kind: "user", name, user: t }));
-        if (user) tool = { kind: "user", name, user };
+      if (boot) {
+        const tool: CandidateTool = { kind: "boot", name, boot };
+        const refusal = refusalOf(principal, tool);
+        return refusal ? { tool: null, exists: true, refusal } : { tool };
       }
-      if (!tool) {
-        const plugin = deps.registry.mcpTool(name);
-        if (plugin) tool = { kind: "plugin", name, plugin };
-      }
-      if (!tool) return { tool: null, exists: false, refusal: null };
-      const refusal = refusalOf(principal, tool);
-      return refusal ? { tool: null, exists: true, refusal } : { tool };
+      const all = await verdicts(principal);
+      // The first verdict of the name is its winner (or the reason the name is hidden); the others are shadowed.
+      const winner = all.find((v) => v.tool.name === name && (v.visible || v.refusal.reason !== "shadowed"));
+      if (winner) return winner.visible ? { tool: winner.tool } : { tool: null, exists: true, refusal: winner.refusal };
+      const sharing = all.filter((v) => v.visible && v.tool.kind === "user" && isShared(principal, v.tool) && v.tool.user.name === name);
+      if (sharing.length > 0) return { tool: null, exists: true, refusal: null, ambiguous: sharing.map((v) => v.tool.name) };
+      return { tool: null, exists: all.some((v) => v.tool.name === name), refusal: null };
     },
   };
 }

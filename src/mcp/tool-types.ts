@@ -7,7 +7,7 @@ import type { UserToolRecord } from "../store/store.ts";
 import type { CallToolResult } from "./sdk.ts";
 
 /** Why a tool is not visible to a caller (the visibility report's words). */
-export type HiddenReason = "missing grant" | "scope" | "sharing" | "shadowed" | "inactive";
+export type HiddenReason = "missing grant" | "scope" | "sharing" | "shadowed" | "ambiguous" | "inactive";
 
 export interface Refusal {
   readonly reason: HiddenReason;

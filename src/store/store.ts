@@ -80,6 +80,17 @@ export interface UserToolParameter {
   readonly personal?: boolean;
 }
 
+/**
+ * What one `lib:<name>` import of a saved tool or lib means: the lib (by id, so a rename or a
+ * look-alike never swaps code in) and the version its author pinned when saving.
+ */
+export interface LibPin {
+  /** The name as the code writes it after `lib:` (bare, or owner-qualified `alice__fmt`). */
+  readonly name: string;
+  readonly libId: string;
+  readonly version: number;
+}
+
 export interface UserToolInput {
   readonly name: string;
   readonly kind: ToolKind;
@@ -93,11 +104,16 @@ export interface UserToolInput {
   readonly destructive?: boolean;
   /** A sink's subscribed event types (kind `sink` only). */
   readonly events?: readonly string[];
+  /** Set by the catalog when saving (never taken from a request); absent = none. */
+  readonly libPins?: readonly LibPin[];
 }
 
 export interface UserToolRecord extends UserToolInput {
   readonly id: string;
   readonly ownerId: string;
+  /** The owner's user name: shared tools are listed and called as `<ownerName>__<name>`. */
+  readonly ownerName: string;
+  readonly libPins: readonly LibPin[];
   readonly version: number;
   readonly createdAt: string;
   readonly updatedAt: string;

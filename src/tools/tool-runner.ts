@@ -112,6 +112,9 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
       const where = first ? ` (line ${first.line}, column ${first.column})` : "";
       return { ok: false, error: { code: "SYNTAX_ERROR", message: `${first?.message ?? "the tool does not compile"}${where}` }, log: [], durationMs: performance.now() - started };
     }
+    // Exactly the pinned lib versions, checked against this caller before anything runs (lib-pins.ts).
+    const libs = await deps.catalog.libModules(principal, source);
+    if (!libs.ok) return { ok: false, error: { code: "MODULE_NOT_ALLOWED", message: libs.message }, log: [], durationMs: performance.now() - started };
     const runId = randomUUID();
     const base = deps.loopbackBase();
     const minted = base ? deps.loopbackTokens.mint(principal, runId, deps.limits.wallMs + deps.tokenTtlMs) : null;
@@ -121,8 +124,7 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
         loopback: base && minted ? { baseUrl: base, token: minted.token } : null,
         limits: deps.limits, ...(options.requestId ? { requestId: options.requestId } : {}),
       }, {
-        // A saved tool's lib: imports mean what they mean to its author (see UserToolsCatalog.lib).
-        resolveModule: (specifier) => resolveModule(deps, principal, specifier, "ownerId" in source ? String(source.ownerId) : principal.user.id),
+        resolveModule: (specifier) => resolveModule(deps, libs.modules, specifier),
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });
@@ -132,11 +134,7 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
   }
 }
 
-async function resolveModule(deps: ToolRunnerDeps, principal: Principal, specifier: string, authorId: string): Promise<string | null> {
+function resolveModule(deps: ToolRunnerDeps, libs: ReadonlyMap<string, string>, specifier: string): string | null {
   if (specifier.startsWith("plugin:")) return deps.registry.clientModule(specifier);
-  if (!specifier.startsWith("lib:")) return null;
-  const lib = await deps.catalog.lib(principal, specifier.slice("lib:".length), authorId);
-  if (!lib) return null;
-  const prepared = prepareSource(lib.code, lib.language, specifier);
-  return prepared.ok ? prepared.js : null;
+  return libs.get(specifier) ?? null;
 }

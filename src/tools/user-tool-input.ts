@@ -6,6 +6,7 @@
 import { KnotError } from "../errors.ts";
 import { validateParameterDecls } from "../plugins/manifest/index.ts";
 import type { Sharing, UserToolInput, UserToolParameter } from "../store/store.ts";
+import { OWNER_SEPARATOR } from "./tool-names.ts";
 
 export const TOOL_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const GROUP = /^@[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -24,6 +25,9 @@ export function parseUserToolInput(body: Record<string, unknown>, base?: UserToo
 
   const name = pick("name", undefined);
   if (typeof name !== "string" || !TOOL_NAME.test(name)) throw invalid("name", "must be 1–64 letters, digits, _ or -, starting with a letter or digit");
+  // `__` separates owner and name in the qualified names of shared tools (see tool-names.ts); a
+  // name holding it could pose as another owner's tool. Names saved before the rule may keep it.
+  if (name.includes(OWNER_SEPARATOR) && name !== base?.name) throw invalid("name", `may not contain "${OWNER_SEPARATOR}" (it separates owner and name in shared tools' names)`);
   const kind = pick("kind", "tool");
   if (kind !== "tool" && kind !== "lib" && kind !== "sink") throw invalid("kind", 'must be "tool", "lib" or "sink"');
   const description = pick("description", "");

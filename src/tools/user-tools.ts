@@ -8,7 +8,12 @@ import { KnotError } from "../errors.ts";
 import { BUILTIN_PERMISSIONS, hasPermission, mayWrite, type Principal } from "../identity/principal.ts";
 import type { PluginRegistry } from "../plugins/registry.ts";
 import { checkSubscriptions } from "../events/event-types.ts";
-import type { Store, ToolKind, UserToolRecord, UserToolVersion } from "../store/store.ts";
+import type { LibPin, Store, ToolKind, UserToolInput, UserToolRecord, UserToolVersion } from "../store/store.ts";
+import { libsOf, pinLibs } from "./lib-pins.ts";
+import { loadPinnedLibs, type PinnedModules } from "./pinned-libs.ts";
+import { describePins, type PinStatus } from "./pin-status.ts";
+import { qualifiedName } from "./tool-names.ts";
+import { toolVisible, versionVisible } from "./tool-visibility.ts";
 import { parseUserToolInput } from "./user-tool-input.ts";
 
 export interface SavedTool {
@@ -23,18 +28,17 @@ export interface UserToolsCatalog {
   create(principal: Principal, body: Record<string, unknown>): Promise<SavedTool>;
   update(principal: Principal, id: string, body: Record<string, unknown>): Promise<SavedTool>;
   remove(principal: Principal, id: string): Promise<void>;
+  /** Newest first; someone else's tool shows only the versions that were shared with the caller when saved. */
   versions(principal: Principal, id: string): Promise<UserToolVersion[]>;
   version(principal: Principal, id: string, version: number): Promise<UserToolVersion>;
+  /** The tool's lib pins, each with what it points at now (for the editor's panel). */
+  libPins(principal: Principal, id: string): Promise<PinStatus[]>;
+  /** Owner only: moves each pin to its lib's newest version (re-pinning by name only a lib that is gone); a new version when a pin changed. */
+  updateLibs(principal: Principal, id: string): Promise<SavedTool & { changed: boolean }>;
+  /** The lib modules a run of this source may load (pinned versions; a draft pins as a save would now). */
+  libModules(principal: Principal, source: { code: string; language: "js" | "ts"; libPins?: readonly LibPin[]; id?: string }): Promise<PinnedModules>;
   /** Compile and lint source as the caller would run it; diagnostics carry line and column. */
   check(principal: Principal, source: { code: string; language?: "js" | "ts"; kind?: "tool" | "lib" }): Promise<Diagnostic[]>;
-  /** Active tools (kind tool) the caller may run, one per name: own before shared. */
-  runnable(principal: Principal): Promise<UserToolRecord[]>;
-  /**
-   * The lib `lib:<name>` means for code written by `authorId` (default: the caller), when the
-   * caller runs it: the lib the author would import (their own first, then one shared with them),
-   * and only if the caller may use that very lib — never a substitute (no lib squatting).
-   */
-  lib(principal: Principal, name: string, authorId?: string): Promise<UserToolRecord | null>;
   /** Has this caller the right to see this tool? (owner, everyone, or one of their groups) */
   visible(principal: Principal, tool: UserToolRecord): boolean;
 }
@@ -47,8 +51,7 @@ export interface CatalogOptions {
 }
 
 export function createUserToolsCatalog(store: Store, registry: PluginRegistry, options: CatalogOptions = {}): UserToolsCatalog {
-  const visible = (principal: Principal, tool: UserToolRecord) =>
-    tool.ownerId === principal.user.id || (tool.active && (tool.sharing === "everyone" || (tool.sharing.startsWith("@") && principal.groups.includes(tool.sharing.slice(1)))));
+  const visible = (principal: Principal, tool: UserToolRecord) => toolVisible(principal, tool);
   const listFor = (principal: Principal) => store.listUserToolsVisibleTo(principal.user.id, principal.groups);
   const getVisible = async (principal: Principal, id: string) => {
     const tool = await store.getUserTool(id);
@@ -70,10 +73,17 @@ export function createUserToolsCatalog(store: Store, registry: PluginRegistry, o
     if (tool.ownerId !== principal.user.id) throw new KnotError("PERMISSION_DENIED", "permission denied: only the owner can change a tool");
     return tool;
   };
+  const author = (principal: Principal) => ({ id: principal.user.id, groups: principal.groups });
   const lint = async (principal: Principal, code: string, language: "js" | "ts", kind: ToolKind, name: string) => {
-    const libs = (await listFor(principal)).filter((t) => t.kind === "lib").map((t) => t.name);
-    const policy = userToolImportPolicy({ clientModuleSpecifiers: registry.clientModuleSpecifiers(), libNames: new Set(libs) });
+    const libs = await libsOf(store, author(principal));
+    const names = libs.flatMap((t) => (t.ownerId === principal.user.id ? [t.name] : [t.name, qualifiedName(t.ownerName, t.name)]));
+    const policy = userToolImportPolicy({ clientModuleSpecifiers: registry.clientModuleSpecifiers(), libNames: new Set(names) });
     return lintModule(code, { language, filename: `${kind}:${name}`, policy, requireEntry: kind !== "lib" }).diagnostics;
+  };
+  /** The input with its lib pins: kept for names already pinned (`keep`), new ones pinned now. */
+  const pinned = async (principal: Principal, input: UserToolInput, previous: readonly LibPin[] | null, update = false) => {
+    const outcome = await pinLibs(store, author(principal), input.code, input.language, previous, update);
+    return { input: { ...input, libPins: outcome.pins }, diagnostics: outcome.diagnostics };
   };
 
   const catalog: UserToolsCatalog = {
@@ -82,24 +92,24 @@ export function createUserToolsCatalog(store: Store, registry: PluginRegistry, o
     get: getVisible,
     async create(principal, body) {
       mustAuthor(principal);
-      const input = parseUserToolInput(body);
+      const { input, diagnostics } = await pinned(principal, parseUserToolInput(body), null);
       if (input.kind === "sink") mayKeepSinks(principal, input.events ?? []);
       const tool = await store.createUserTool(principal.user.id, input);
       options.onChange?.(tool, null);
       await options.onEvent?.("tool.saved", tool, principal);
-      return { tool, diagnostics: await lint(principal, input.code, input.language, input.kind, input.name) };
+      return { tool, diagnostics: [...await lint(principal, input.code, input.language, input.kind, input.name), ...diagnostics] };
     },
     async update(principal, id, body) {
       mustAuthor(principal);
       const current = await owned(principal, id);
-      const input = parseUserToolInput(body, current);
+      const { input, diagnostics } = await pinned(principal, parseUserToolInput(body, current), current.libPins);
       if (input.kind === "sink") mayKeepSinks(principal, input.events ?? []);
       const expected = body.expectedVersion;
       if (expected !== undefined && !Number.isInteger(expected)) throw new KnotError("INVALID_ARGUMENT", "expectedVersion must be an integer", { where: "expectedVersion" });
       const tool = await store.updateUserTool(id, principal.user.id, input, expected as number | undefined);
       options.onChange?.(tool, current);
       await options.onEvent?.("tool.saved", tool, principal);
-      return { tool, diagnostics: await lint(principal, input.code, input.language, input.kind, input.name) };
+      return { tool, diagnostics: [...await lint(principal, input.code, input.language, input.kind, input.name), ...diagnostics] };
     },
     async remove(principal, id) {
       mustAuthor(principal);
@@ -109,32 +119,43 @@ export function createUserToolsCatalog(store: Store, registry: PluginRegistry, o
       await options.onEvent?.("tool.deleted", current, principal);
     },
     async versions(principal, id) {
-      await getVisible(principal, id);
-      return store.listUserToolVersions(id);
+      const tool = await getVisible(principal, id);
+      return (await store.listUserToolVersions(id)).filter((saved) => versionVisible(principal, tool, saved.tool));
     },
     async version(principal, id, version) {
-      await getVisible(principal, id);
+      const tool = await getVisible(principal, id);
       const found = await store.getUserToolVersion(id, version);
-      if (!found) throw new KnotError("NOT_FOUND", `tool "${id}" has no version ${version}`);
+      // A version saved before it was shared with the caller looks exactly like one that never existed.
+      if (!found || !versionVisible(principal, tool, found.tool)) throw new KnotError("NOT_FOUND", `tool "${id}" has no version ${version} visible to you`);
       return found;
+    },
+    async libPins(principal, id) {
+      const tool = await getVisible(principal, id);
+      return describePins(store, principal, tool);
+    },
+    async updateLibs(principal, id) {
+      mustAuthor(principal);
+      const current = await owned(principal, id);
+      const base = parseUserToolInput({}, current);
+      const { input, diagnostics } = await pinned(principal, base, current.libPins, true);
+      if (JSON.stringify(input.libPins) === JSON.stringify(current.libPins)) return { tool: current, diagnostics, changed: false };
+      const tool = await store.updateUserTool(id, principal.user.id, input, current.version);
+      options.onChange?.(tool, current);
+      return { tool, diagnostics, changed: true };
+    },
+    async libModules(principal, source) {
+      if (source.id !== undefined && source.libPins !== undefined) {
+        return loadPinnedLibs(store, principal, { code: source.code, language: source.language, libPins: source.libPins, saved: true });
+      }
+      const { pins } = await pinLibs(store, author(principal), source.code, source.language, null);
+      return loadPinnedLibs(store, principal, { code: source.code, language: source.language, libPins: pins, saved: false });
     },
     async check(principal, source) {
       if (typeof source.code !== "string") throw new KnotError("INVALID_ARGUMENT", "code is required", { where: "code" });
-      return lint(principal, source.code, source.language === "ts" ? "ts" : "js", source.kind === "lib" ? "lib" : "tool", "check");
-    },
-    async runnable(principal) {
-      const seen = new Set<string>();
-      return (await listFor(principal)).filter((tool) => {
-        if (tool.kind !== "tool" || !tool.active || seen.has(tool.name)) return false;
-        seen.add(tool.name);
-        return true;
-      });
-    },
-    async lib(principal, name, authorId = principal.user.id) {
-      const usableBy = (userId: string) => (tool: UserToolRecord) => tool.kind === "lib" && tool.name === name && (tool.active || tool.ownerId === userId);
-      if (authorId === principal.user.id) return (await listFor(principal)).find(usableBy(authorId)) ?? null;
-      const authors = (await store.listUserToolsVisibleTo(authorId, await store.groupsOf(authorId))).find(usableBy(authorId));
-      return authors && visible(principal, authors) ? authors : null;
+      const language = source.language === "ts" ? "ts" : "js";
+      // The lib names a save could not pin (ambiguous) show as you type, not only on save.
+      const { diagnostics } = await pinLibs(store, author(principal), source.code, language, null);
+      return [...await lint(principal, source.code, language, source.kind === "lib" ? "lib" : "tool", "check"), ...diagnostics];
     },
   };
   return catalog;

@@ -7,6 +7,7 @@
 import { exportedNames, prepareSource } from "../../client-modules/index.ts";
 import type { Principal } from "../identity/principal.ts";
 import type { PluginRegistry } from "../plugins/registry.ts";
+import { callableName } from "../tools/tool-names.ts";
 import type { UserToolsCatalog } from "../tools/user-tools.ts";
 
 export interface CompletionExport {
@@ -60,13 +61,13 @@ export async function editorModules(principal: Principal, registry: PluginRegist
   const plugins: EditorModule[] = [...registry.clientModuleSpecifiers()].sort().map((specifier) => ({
     specifier, kind: "plugin", exports: namesOf(specifier).map((name) => ({ name, detail: specifier })),
   }));
-  const seen = new Set<string>();
+  // Own libs by name, shared ones by the owner-qualified name that always means them (lib-pins.ts).
   const libs: EditorModule[] = [];
   for (const tool of await catalog.list(principal)) {
-    if (tool.kind !== "lib" || seen.has(tool.name)) continue;
-    seen.add(tool.name);
-    const prepared = prepareSource(tool.code, tool.language, `lib:${tool.name}`);
-    libs.push({ specifier: `lib:${tool.name}`, kind: "lib", exports: prepared.ok ? exportedNames(prepared.js).map((name) => ({ name, detail: `lib:${tool.name}` })) : [] });
+    if (tool.kind !== "lib") continue;
+    const specifier = `lib:${callableName(principal.user.id, tool)}`;
+    const prepared = prepareSource(tool.code, tool.language, specifier);
+    libs.push({ specifier, kind: "lib", exports: prepared.ok ? exportedNames(prepared.js).map((name) => ({ name, detail: specifier })) : [] });
   }
   return [...KNOT_MODULE_DOCS, ...plugins, ...libs];
 }

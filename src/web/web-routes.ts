@@ -41,7 +41,7 @@ export function webRoutes(services: Services, options: { dist?: string } = {}): 
       async handle(ctx) {
         const body = await ctx.json();
         const input = parseUserToolInput({ ...body, code: "" });
-        const record = { ...input, id: "preview", ownerId: ctx.principal.user.id, version: 0, createdAt: "", updatedAt: "" } satisfies UserToolRecord;
+        const record = { ...input, id: "preview", ownerId: ctx.principal.user.id, ownerName: ctx.principal.user.name, libPins: [], version: 0, createdAt: "", updatedAt: "" } satisfies UserToolRecord;
         sendJson(ctx.res, 200, { tool: toMcpTool({ kind: "user", name: input.name, user: record }, services.runner) });
       },
     },

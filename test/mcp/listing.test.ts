@@ -55,20 +55,20 @@ describe("MCP listing and calling through one resolver", () => {
   test("admin, a plain user and a user with a group grant each list exactly what they may call", async () => {
     const admin = await toolNames(await client("admin"));
     assert.deepEqual(admin.slice(0, 6), [...BOOT, ...AUTHORING], "boot tools come first");
-    assert.deepEqual(sorted(admin), sorted([...BOOT, ...AUTHORING, "shared_echo", "ops_report", ...UNGATED_TOOLS, "greet", "stats_read", "stats_ping"]));
+    assert.deepEqual(sorted(admin), sorted([...BOOT, ...AUTHORING, "dave__shared_echo", "ops_report", ...UNGATED_TOOLS, "greet", "stats_read", "stats_ping"]));
 
     const plain = await toolNames(await client("plain"));
-    assert.deepEqual(plain.slice(0, 4), [...BOOT, "greet", "shared_echo"], "boot, own, then shared user tools");
-    assert.deepEqual(sorted(plain), sorted([...BOOT, "greet", "shared_echo", ...UNGATED_TOOLS, "stats_ping"]));
+    assert.deepEqual(plain.slice(0, 4), [...BOOT, "greet", "dave__shared_echo"], "boot, own, then shared user tools");
+    assert.deepEqual(sorted(plain), sorted([...BOOT, "greet", "dave__shared_echo", ...UNGATED_TOOLS, "stats_ping"]));
 
     const opsy = await toolNames(await client("opsy"));
-    assert.deepEqual(sorted(opsy), sorted([...BOOT, "shared_echo", "ops_report", ...UNGATED_TOOLS, "greet", "stats_ping"]));
+    assert.deepEqual(sorted(opsy), sorted([...BOOT, "dave__shared_echo", "ops_report", ...UNGATED_TOOLS, "greet", "stats_ping"]));
   });
 
   test("two tokens of one user with different scopes list different tools", async () => {
     assert.deepEqual(sorted(await toolNames(await client("carolStats"))), sorted([...BOOT, "stats_read", "stats_ping"]));
     // No write: the destructive tool is gone; no plugin.stats scope; knot.tools.author is not in scope.
-    assert.deepEqual(sorted(await toolNames(await client("carolTools"))), sorted([...BOOT, "shared_echo", "open_echo", "login", "kaboom", "hang", "typed", "chatty", "greet"]));
+    assert.deepEqual(sorted(await toolNames(await client("carolTools"))), sorted([...BOOT, "dave__shared_echo", "open_echo", "login", "kaboom", "hang", "typed", "chatty", "greet"]));
   });
 
   test("a hidden tool called directly is refused before any of its code runs, and audited", async () => {
@@ -78,14 +78,14 @@ describe("MCP listing and calling through one resolver", () => {
     const scoped = await client("carolTools");
     await assert.rejects(scoped.callTool({ name: "danger_wipe", arguments: {} }), (e: any) => e.code === -32602);
     await assert.rejects(scoped.callTool({ name: "execute_tool", arguments: { name: "danger_wipe" } }), (e: any) => e.code === -32602);
-    await assert.rejects((await client("carolStats")).callTool({ name: "shared_echo", arguments: { text: "x" } }), (e: any) => e.code === -32602);
+    await assert.rejects((await client("carolStats")).callTool({ name: "dave__shared_echo", arguments: { text: "x" } }), (e: any) => e.code === -32602);
     await assert.rejects(plain.callTool({ name: "no_such_tool", arguments: {} }), (e: any) => e.code === -32602);
     assert.equal(markerLines(marker).length, before, "no plugin code ran");
     const rows = await t.app.store.queryAudit({ limit: 10 });
     const outcome = (tool: string) => rows.find((r) => r.tool === tool)?.outcome;
     assert.equal(outcome("ops_report"), "PERMISSION_DENIED");
     assert.equal(outcome("danger_wipe"), "PERMISSION_DENIED");
-    assert.equal(outcome("shared_echo"), "PERMISSION_DENIED");
+    assert.equal(outcome("dave__shared_echo"), "PERMISSION_DENIED");
     assert.equal(outcome("no_such_tool"), "UNKNOWN_TOOL");
     // The call through execute_tool is refused too: no ok row for it.
     assert.equal(rows.filter((r) => r.tool === "execute_tool" && r.outcome === "ok").length, 0);
@@ -113,7 +113,7 @@ describe("MCP listing and calling through one resolver", () => {
     assert.deepEqual(byName.get("typed")!.inputSchema.properties, { count: { type: "integer", description: "How many." }, mode: { type: "string", default: "fast", enum: ["fast", "slow"] } });
     assert.equal(byName.get("open_echo")!.annotations?.readOnlyHint, true);
     assert.equal(byName.get("danger_wipe")!.annotations?.destructiveHint, true);
-    assert.deepEqual(byName.get("shared_echo")!.inputSchema, { type: "object", properties: { text: { type: "string" } }, required: ["text"] });
+    assert.deepEqual(byName.get("dave__shared_echo")!.inputSchema, { type: "object", properties: { text: { type: "string" } }, required: ["text"] });
     assert.ok(tools.every((tool) => typeof tool.description === "string" && tool.description.length > 0));
   });
 
@@ -127,7 +127,7 @@ describe("MCP listing and calling through one resolver", () => {
     assert.equal(reason(plain.body, "greet", "plugin").reason, "shadowed");
     assert.equal(reason(plain.body, "greet", "user").visible, true);
     assert.equal(reason(plain.body, "tool_search", "user").reason, "shadowed");
-    assert.equal(reason(plain.body, "daves_secret").reason, "sharing");
+    assert.equal(reason(plain.body, "dave__daves_secret").reason, "sharing");
     assert.equal(reason(plain.body, "open_echo").visible, true);
 
     const tokenId = (await t.app.store.findTokenByHash(hashSecret(tokens.carolTools!)))!.id;
@@ -137,7 +137,7 @@ describe("MCP listing and calling through one resolver", () => {
     assert.match(reason(scoped.body, "danger_wipe").detail, /change things/);
     assert.equal(reason(scoped.body, "stats_read").reason, "scope");
     assert.equal(reason(scoped.body, "save_user_tool").reason, "scope");
-    assert.equal(reason(scoped.body, "shared_echo").visible, true);
+    assert.equal(reason(scoped.body, "dave__shared_echo").visible, true);
 
     const dave = await request(`${t.url}/api/tools/visibility?user=dave`, tokens.admin!);
     assert.deepEqual(dave.body.mcp, { allowed: false, reason: "missing grant", detail: "needs knot.mcp" });

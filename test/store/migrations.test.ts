@@ -132,3 +132,23 @@ forEachStore((backend) => {
     await second.close();
   });
 });
+
+test("migration 5 (lib pins): tools saved at version 3 read back with no pins and their owner's name", async () => {
+  const path = join(tempDir(), "v3.db");
+  const db = openDatabase(path);
+  migrate(db, now, MIGRATIONS.filter((migration) => migration.version <= 3));
+  db.run("INSERT INTO users (id, name, is_admin, created_at) VALUES ('u1', 'ada', 0, ?)", now());
+  db.run(
+    `INSERT INTO user_tools (id, owner_id, name, kind, description, language, parameters, code, sharing, active, version, created_at, updated_at)
+     VALUES ('t1', 'u1', 'old', 'tool', '', 'js', '[]', 'import { f } from "lib:x"; export default f;', 'everyone', 1, 1, ?, ?)`,
+    now(), now(),
+  );
+  db.close();
+  const store = await openStore({ path });
+  try {
+    const tool = await store.getUserTool("t1");
+    assert.deepEqual([tool?.libPins, tool?.ownerName], [[], "ada"]);
+  } finally {
+    await store.close();
+  }
+});

@@ -167,3 +167,26 @@ test("the audit hash split around seq rebuilds exactly the canonical JSON auditR
     }
   }
 });
+
+test("migration 5 (lib pins) on PostgreSQL: tools saved at version 3 read back with no pins and their owner's name", async () => {
+  const url = await (await cluster()).createSchema();
+  const db = openPgDb({ url, poolSize: 1 });
+  try {
+    await migrate(db, now, PG_MIGRATIONS.filter((migration) => migration.version <= 3));
+    await db.query("INSERT INTO users (id, name, is_admin, created_at) VALUES ('u1', 'ada', false, $1)", [now()]);
+    await db.query(
+      `INSERT INTO user_tools (id, owner_id, name, kind, description, language, parameters, code, sharing, active, version, created_at, updated_at)
+       VALUES ('t1', 'u1', 'old', 'tool', '', 'js', '[]', 'export default 1;', 'everyone', true, 1, $1, $1)`,
+      [now()],
+    );
+  } finally {
+    await db.close();
+  }
+  const store = await createPostgresStore({ url });
+  try {
+    const tool = await store.getUserTool("t1");
+    assert.deepEqual([tool?.libPins, tool?.ownerName], [[], "ada"]);
+  } finally {
+    await store.close();
+  }
+});

@@ -30,7 +30,7 @@ forEachStore((backend) => {
     assert.equal(versions.length, 1);
     assert.equal(versions[0]?.version, 1);
     assert.equal(versions[0]?.savedBy, ada.id);
-    assert.deepEqual(versions[0]?.tool, { ...toolInput(), readOnly: true, destructive: false });
+    assert.deepEqual(versions[0]?.tool, { ...toolInput(), readOnly: true, destructive: false, libPins: [] });
   });
 
   test("a duplicate (owner, name) is a CONFLICT naming the tool; another owner may reuse the name", async () => {
@@ -126,5 +126,30 @@ forEachStore((backend) => {
     await assert.rejects(store.createUserTool(ada.id, toolInput({ sharing: "@" as "@x" })), /check constraint/i);
     await assert.rejects(store.createUserTool(ada.id, toolInput({ sharing: "public" as "everyone" })), /check constraint/i);
     assert.deepEqual(await store.listUserToolsVisibleTo(ada.id, []), []);
+  });
+
+  test("lib pins and the owner's name round-trip the same on both backends; each version keeps its pins", async () => {
+    const { store, sql } = await backend.open();
+    const ada = await store.createUser({ name: "ada", isAdmin: false });
+    const lib = await store.createUserTool(ada.id, toolInput({ name: "fmt", kind: "lib" }));
+    const pinsV1 = [{ name: "fmt", libId: lib.id, version: 1 }];
+    const tool = await store.createUserTool(ada.id, toolInput({ name: "uses", libPins: pinsV1 }));
+    assert.equal(tool.ownerName, "ada");
+    assert.deepEqual(tool.libPins, pinsV1);
+    assert.ok(Object.isFrozen(tool.libPins[0]));
+    assert.deepEqual(await store.getUserTool(tool.id), tool);
+    assert.deepEqual(await store.findUserToolByName(ada.id, "uses"), tool);
+    assert.deepEqual((await store.listUserToolsVisibleTo(ada.id, [])).map((t) => [t.name, t.ownerName, t.libPins.length]), [["fmt", "ada", 0], ["uses", "ada", 1]]);
+    const pinsV2 = [{ name: "fmt", libId: lib.id, version: 2 }, { name: "bob__x", libId: "other", version: 7 }];
+    const v2 = await store.updateUserTool(tool.id, ada.id, toolInput({ name: "uses", libPins: pinsV2 }), 1);
+    assert.deepEqual(v2.libPins, pinsV2);
+    assert.deepEqual((await store.getUserToolVersion(tool.id, 1))?.tool.libPins, pinsV1, "the version snapshot keeps the pins it was saved with");
+    assert.deepEqual((await store.getUserToolVersion(tool.id, 2))?.tool.libPins, pinsV2);
+    // An update without pins clears them (the catalog always computes them; absent = none).
+    const v3 = await store.updateUserTool(tool.id, ada.id, toolInput({ name: "uses" }));
+    assert.deepEqual(v3.libPins, []);
+    // Rows written before migration 5 read back with no pins.
+    await sql("UPDATE user_tools SET lib_pins = '[]' WHERE id = ?", lib.id);
+    assert.deepEqual((await store.getUserTool(lib.id))?.libPins, []);
   });
 });

@@ -6,6 +6,7 @@ import type { ServerConfig } from "../../config.ts";
 import { BUILTIN_EVENT_TYPES, checkSubscriptions } from "../../events/event-types.ts";
 import { loadPlugins } from "../../plugins/loader.ts";
 import { PluginRegistry } from "../../plugins/registry.ts";
+import { pinLibs } from "../../tools/lib-pins.ts";
 import { parseUserToolInput } from "../../tools/user-tool-input.ts";
 import { RUNTIME_VERSION } from "../../version.ts";
 import { COMMON_OPTIONS, parse, resolveConfig, usageError } from "../context.ts";
@@ -42,7 +43,10 @@ export async function toolsCommand(args: string[]): Promise<number> {
       ...(values.events !== undefined ? { events: values.events.split(",").map((e) => e.trim()).filter((e) => e !== "") } : {}),
     }, existing ?? undefined);
     if (input.events) await checkCliSubscriptions(resolveConfig(values), input.events);
-    const tool = existing ? await store.updateUserTool(existing.id, user.id, input) : await store.createUserTool(user.id, input);
+    // Pin its lib: imports as the API does (names already pinned keep their pin).
+    const { pins } = await pinLibs(store, { id: user.id, groups: await store.groupsOf(user.id) }, input.code, input.language, existing?.libPins ?? null);
+    const pinned = { ...input, libPins: pins };
+    const tool = existing ? await store.updateUserTool(existing.id, user.id, pinned) : await store.createUserTool(user.id, pinned);
     process.stdout.write(`${tool.id}\n`);
     return 0;
   } finally {

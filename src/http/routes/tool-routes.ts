@@ -7,6 +7,7 @@ import { draftSource, runAudited } from "../../tools/audited-run.ts";
 import { runOutcomeJson } from "../../tools/run-outcome.ts";
 import { RUN_USER_TOOLS_SCOPE, type RunSource, type ToolRunner } from "../../tools/tool-runner.ts";
 import { parseToolParameters } from "../../tools/user-tool-input.ts";
+import { callableName } from "../../tools/tool-names.ts";
 import type { UserToolsCatalog } from "../../tools/user-tools.ts";
 import type { UserToolRecord } from "../../store/store.ts";
 import { sendJson } from "../respond.ts";
@@ -97,6 +98,18 @@ export function toolRoutes(services: Services, deps: ToolRouteDeps): Route[] {
         sendJson(ctx.res, 200, { version: await catalog.version(ctx.principal, ctx.params.id!, n) });
       },
     },
+    { method: "GET", path: "/api/tools/:id/libs", access: "api", handle: async (ctx) => sendJson(ctx.res, 200, { pins: await catalog.libPins(ctx.principal, ctx.params.id!) }) },
+    {
+      // "Update libs": re-pin every lib: import to what it means now (owner only; a new version when a pin changed).
+      method: "POST", path: "/api/tools/:id/libs", access: "api",
+      handle: async (ctx) => {
+        const saved = await catalog.updateLibs(ctx.principal, ctx.params.id!);
+        sendJson(ctx.res, 200, {
+          tool: describe(ctx.principal, saved.tool, true), changed: saved.changed, diagnostics: saved.diagnostics,
+          pins: await catalog.libPins(ctx.principal, saved.tool.id),
+        });
+      },
+    },
     {
       method: "POST", path: "/api/tools/:id/run", access: "api",
       handle: async (ctx) => {
@@ -114,8 +127,8 @@ async function runAndAnswer(ctx: HttpContext, deps: ToolRouteDeps, source: RunSo
   sendJson(ctx.res, 200, runOutcomeJson(outcome));
 }
 
-/** A tool as the API shows it; code only in single-tool answers. */
+/** A tool as the API shows it; code only in single-tool answers; `callAs` is its name over MCP for this caller. */
 function describe(principal: Principal, tool: UserToolRecord, withCode = false) {
   const { code, ...rest } = tool;
-  return { ...rest, mine: tool.ownerId === principal.user.id, ...(withCode ? { code } : {}) };
+  return { ...rest, mine: tool.ownerId === principal.user.id, callAs: callableName(principal.user.id, tool), ...(withCode ? { code } : {}) };
 }

@@ -4,6 +4,7 @@ import { describeKind } from "../../mcp/resolver.ts";
 import type { McpSurface } from "../../mcp/surface.ts";
 import { mcpRefusal } from "../../mcp/tool-gates.ts";
 import type { Services } from "../../services.ts";
+import { qualifiedName } from "../../tools/tool-names.ts";
 import { sendJson } from "../respond.ts";
 import type { Route } from "../router.ts";
 import { otherUsersTools } from "./visibility-sharing.ts";
@@ -49,7 +50,7 @@ export function visibilityRoutes(services: Services, mcp: McpSurface): Route[] {
         }
       }
       for (const tool of await otherUsersTools(services.store, user.id, new Set(own.map((t) => t.id)))) {
-        tools.push({ name: tool.name, kind: "user", source: "user tool", visible: false, reason: "sharing", detail: `a tool of another user that is not shared with ${name}` });
+        tools.push({ name: qualifiedName(tool.ownerName, tool.name), kind: "user", source: "user tool", visible: false, reason: "sharing", detail: `a tool of another user that is not shared with ${name}` });
       }
       const refused = mcpRefusal(principal);
       sendJson(ctx.res, 200, {

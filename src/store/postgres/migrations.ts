@@ -213,9 +213,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
       $$;
     `,
   },
-  // MERGE NOTE (h-peers): placeholder so version 7 (assigned to issue 14) is contiguous on this
-  // branch; the lead drops it when merging the real migration 5 of another branch.
-  { version: 5, name: "placeholder 5 (h-peers branch only)", sql: "SELECT 1;" },
+  {
+    version: 5,
+    name: "lib pins",
+    sql: `
+      ALTER TABLE user_tools ADD COLUMN lib_pins JSON NOT NULL DEFAULT '[]';
+    `,
+  },
   {
     version: 6,
     name: "oauth connections",

@@ -44,6 +44,7 @@ export function toUserTool(row: PgRow): UserToolRecord {
   return deepFreeze({
     id: text(row, "id"),
     ownerId: text(row, "owner_id"),
+    ownerName: text(row, "owner_name"),
     name: text(row, "name"),
     // A sink is stored as kind 'tool' with its events in sink_events (migration 7: see migrations.ts).
     kind: row.sink_events != null ? "sink" : text(row, "kind") as UserToolRecord["kind"],
@@ -56,6 +57,7 @@ export function toUserTool(row: PgRow): UserToolRecord {
     active: flag(row, "active"),
     readOnly: flag(row, "read_only"),
     destructive: flag(row, "destructive"),
+    libPins: row.lib_pins as UserToolRecord["libPins"],
     version: number(row, "version"),
     createdAt: text(row, "created_at"),
     updatedAt: text(row, "updated_at"),

@@ -25,7 +25,9 @@ type UserToolMethods = Pick<
 >;
 
 /** The editable columns, in the order of `editableValues`. */
-const EDITABLE = ["name", "kind", "description", "language", "parameters", "code", "sharing", "active", "read_only", "destructive", "sink_events"];
+const EDITABLE = ["name", "kind", "description", "language", "parameters", "code", "sharing", "active", "read_only", "destructive", "sink_events", "lib_pins"];
+/** Tool rows with their owner's name (shared tools are called by `<owner>__<name>`). */
+const SELECT_TOOLS = "SELECT t.*, u.name AS owner_name FROM user_tools t JOIN users u ON u.id = t.owner_id";
 
 function editableValues(tool: UserToolInput): PgValue[] {
   return [
@@ -40,6 +42,7 @@ function editableValues(tool: UserToolInput): PgValue[] {
     tool.readOnly ?? false,
     tool.destructive ?? false,
     tool.kind === "sink" ? JSON.stringify(tool.events ?? []) : null,
+    JSON.stringify(tool.libPins ?? []),
   ];
 }
 
@@ -47,6 +50,11 @@ function editableValues(tool: UserToolInput): PgValue[] {
 const placeholders = (from: number, count: number): string => Array.from({ length: count }, (_, index) => `$${from + index}`).join(", ");
 
 export function createUserToolMethods({ db, now }: StoreContext): UserToolMethods {
+  async function getTool(tx: PgQueryable, id: string) {
+    const [row] = (await tx.query(`${SELECT_TOOLS} WHERE t.id = $1`, [id])).rows;
+    return row ? toUserTool(row) : null;
+  }
+
   async function saveVersion(tx: PgQueryable, toolId: string, version: number, savedBy: string, savedAt: string, tool: UserToolInput) {
     await tx.query("INSERT INTO user_tool_versions (tool_id, version, saved_at, saved_by, snapshot) VALUES ($1, $2, $3, $4, $5)", [
       toolId,
@@ -76,13 +84,13 @@ export function createUserToolMethods({ db, now }: StoreContext): UserToolMethod
       return writing(
         tool.name,
         async (tx) => {
-          const { rows } = await tx.query(
+          await tx.query(
             `INSERT INTO user_tools (id, owner_id, ${EDITABLE.join(", ")}, version, created_at, updated_at)
-             VALUES ($1, $2, ${placeholders(3, EDITABLE.length)}, 1, $${EDITABLE.length + 3}, $${EDITABLE.length + 3}) RETURNING *`,
+             VALUES ($1, $2, ${placeholders(3, EDITABLE.length)}, 1, $${EDITABLE.length + 3}, $${EDITABLE.length + 3})`,
             [id, ownerId, ...editableValues(tool), at],
           );
           await saveVersion(tx, id, 1, ownerId, at, tool);
-          return toUserTool(rows[0]!);
+          return (await getTool(tx, id))!;
         },
         ownerId,
       );
@@ -102,33 +110,32 @@ export function createUserToolMethods({ db, now }: StoreContext): UserToolMethod
           );
         }
         const version = current + 1;
-        const { rows } = await tx.query(
+        await tx.query(
           `UPDATE user_tools SET (${EDITABLE.join(", ")}, version, updated_at) = (${placeholders(1, EDITABLE.length + 2)})
-            WHERE id = $${EDITABLE.length + 3} RETURNING *`,
+            WHERE id = $${EDITABLE.length + 3}`,
           [...editableValues(tool), version, at, id],
         );
         await saveVersion(tx, id, version, savedBy, at, tool);
-        return toUserTool(rows[0]!);
+        return (await getTool(tx, id))!;
       });
     },
 
     async getUserTool(id) {
-      const [row] = (await db.query("SELECT * FROM user_tools WHERE id = $1", [id])).rows;
-      return row ? toUserTool(row) : null;
+      return getTool(db, id);
     },
 
     async findUserToolByName(ownerId, name) {
-      const [row] = (await db.query("SELECT * FROM user_tools WHERE owner_id = $1 AND name = $2", [ownerId, name])).rows;
+      const [row] = (await db.query(`${SELECT_TOOLS} WHERE t.owner_id = $1 AND t.name = $2`, [ownerId, name])).rows;
       return row ? toUserTool(row) : null;
     },
 
     async listUserToolsVisibleTo(userId, groups) {
-      const own = await db.query("SELECT * FROM user_tools WHERE owner_id = $1 ORDER BY name", [userId]);
+      const own = await db.query(`${SELECT_TOOLS} WHERE t.owner_id = $1 ORDER BY t.name`, [userId]);
       const shared = await db.query(
-        `SELECT * FROM user_tools
-          WHERE owner_id <> $1 AND active
-            AND (sharing = 'everyone' OR sharing = ANY ($2::text[]))
-          ORDER BY name, created_at, ord`,
+        `${SELECT_TOOLS}
+          WHERE t.owner_id <> $1 AND t.active
+            AND (t.sharing = 'everyone' OR t.sharing = ANY ($2::text[]))
+          ORDER BY t.name, u.name, t.created_at, t.ord`,
         [userId, groups.map((group) => `@${group}`)],
       );
       return [...own.rows, ...shared.rows].map(toUserTool);

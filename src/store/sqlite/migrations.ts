@@ -147,9 +147,15 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       ALTER TABLE audit ADD COLUMN client_request_id TEXT;
     `,
   },
-  // MERGE NOTE (h-peers): placeholder so version 7 (assigned to issue 14) is contiguous on this
-  // branch; the lead drops it when merging the real migration 5 of another branch.
-  { version: 5, name: "placeholder 5 (h-peers branch only)", sql: "SELECT 1;" },
+  {
+    // What each saved tool's lib: imports mean (lib id + version), fixed when it is saved. Tools
+    // saved before have none: their lib: imports fail clearly until the owner updates their libs.
+    version: 5,
+    name: "lib pins",
+    sql: `
+      ALTER TABLE user_tools ADD COLUMN lib_pins TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(lib_pins));
+    `,
+  },
   {
     version: 6,
     name: "oauth connections",

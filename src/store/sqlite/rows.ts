@@ -67,6 +67,7 @@ export function normalizeToolInput(input: UserToolInput): UserToolInput {
     readOnly: input.readOnly ?? false,
     destructive: input.destructive ?? false,
     ...(input.kind === "sink" ? { events: [...(input.events ?? [])] } : {}),
+    libPins: input.libPins ?? [],
   };
 }
 
@@ -74,6 +75,7 @@ export function toUserTool(row: SqlRow): UserToolRecord {
   return deepFreeze({
     id: text(row, "id"),
     ownerId: text(row, "owner_id"),
+    ownerName: text(row, "owner_name"),
     name: text(row, "name"),
     // A sink is stored as kind 'tool' with its events in sink_events (migration 7: see migrations.ts).
     kind: row.sink_events != null ? "sink" : text(row, "kind") as UserToolRecord["kind"],
@@ -86,6 +88,7 @@ export function toUserTool(row: SqlRow): UserToolRecord {
     active: flag(row, "active"),
     readOnly: flag(row, "read_only"),
     destructive: flag(row, "destructive"),
+    libPins: json(row, "lib_pins") as UserToolRecord["libPins"],
     version: number(row, "version"),
     createdAt: text(row, "created_at"),
     updatedAt: text(row, "updated_at"),

@@ -23,7 +23,10 @@ type UserToolMethods = Pick<
 >;
 
 /** The values of the editable columns, in this order. */
-const EDITABLE = "name, kind, description, language, parameters, code, sharing, active, read_only, destructive, sink_events";
+const EDITABLE = "name, kind, description, language, parameters, code, sharing, active, read_only, destructive, sink_events, lib_pins";
+const EDITABLE_PLACEHOLDERS = EDITABLE.split(",").map(() => "?").join(", ");
+/** Tool rows with their owner's name (shared tools are called by `<owner>__<name>`). */
+const SELECT_TOOLS = "SELECT t.*, u.name AS owner_name FROM user_tools t JOIN users u ON u.id = t.owner_id";
 
 function editableValues(tool: UserToolInput): SqlValue[] {
   return [
@@ -38,12 +41,13 @@ function editableValues(tool: UserToolInput): SqlValue[] {
     tool.readOnly ? 1 : 0,
     tool.destructive ? 1 : 0,
     tool.kind === "sink" ? JSON.stringify(tool.events ?? []) : null,
+    JSON.stringify(tool.libPins ?? []),
   ];
 }
 
 export function createUserToolMethods({ db, now }: StoreContext): UserToolMethods {
   function getTool(id: string): UserToolRecord | null {
-    const row = db.get("SELECT * FROM user_tools WHERE id = ?", id);
+    const row = db.get(`${SELECT_TOOLS} WHERE t.id = ?`, id);
     return row ? toUserTool(row) : null;
   }
 
@@ -77,7 +81,7 @@ export function createUserToolMethods({ db, now }: StoreContext): UserToolMethod
       return writing(tool.name, () => {
         db.run(
           `INSERT INTO user_tools (id, owner_id, ${EDITABLE}, version, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+           VALUES (?, ?, ${EDITABLE_PLACEHOLDERS}, 1, ?, ?)`,
           id,
           ownerId,
           ...editableValues(tool),
@@ -103,7 +107,7 @@ export function createUserToolMethods({ db, now }: StoreContext): UserToolMethod
         }
         const version = current.version + 1;
         db.run(
-          `UPDATE user_tools SET (${EDITABLE}, version, updated_at) = (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`,
+          `UPDATE user_tools SET (${EDITABLE}, version, updated_at) = (${EDITABLE_PLACEHOLDERS}, ?, ?) WHERE id = ?`,
           ...editableValues(tool),
           version,
           at,
@@ -119,17 +123,17 @@ export function createUserToolMethods({ db, now }: StoreContext): UserToolMethod
     },
 
     async findUserToolByName(ownerId, name) {
-      const row = db.get("SELECT * FROM user_tools WHERE owner_id = ? AND name = ?", ownerId, name);
+      const row = db.get(`${SELECT_TOOLS} WHERE t.owner_id = ? AND t.name = ?`, ownerId, name);
       return row ? toUserTool(row) : null;
     },
 
     async listUserToolsVisibleTo(userId, groups) {
-      const own = db.all("SELECT * FROM user_tools WHERE owner_id = ? ORDER BY name", userId);
+      const own = db.all(`${SELECT_TOOLS} WHERE t.owner_id = ? ORDER BY t.name`, userId);
       const shared = db.all(
-        `SELECT * FROM user_tools
-          WHERE owner_id <> ?1 AND active = 1
-            AND (sharing = 'everyone' OR sharing IN (SELECT '@' || value FROM json_each(?2)))
-          ORDER BY name, created_at, rowid`,
+        `${SELECT_TOOLS}
+          WHERE t.owner_id <> ?1 AND t.active = 1
+            AND (t.sharing = 'everyone' OR t.sharing IN (SELECT '@' || value FROM json_each(?2)))
+          ORDER BY t.name, u.name, t.created_at, t.rowid`,
         userId,
         JSON.stringify(groups),
       );

@@ -111,6 +111,22 @@ export interface Tool {
   createdAt: string;
   updatedAt: string;
   mine: boolean;
+  /** The owner's user name: tools shared with you are called `<ownerName>__<name>` over MCP. */
+  ownerName: string;
+  /** The name this tool goes by for you over MCP (and `lib:` imports): bare if yours, else `<owner>__<name>`. */
+  callAs: string;
+  libPins: { name: string; libId: string; version: number }[];
+}
+
+/** One `lib:` pin with what it points at now, as `GET /api/tools/:id/libs` answers it. */
+export interface LibPinStatus {
+  name: string;
+  libId: string;
+  version: number;
+  status: "ok" | "outdated" | "deleted" | "unreadable" | "version-unreadable" | "version-missing";
+  owner: string | null;
+  libName: string | null;
+  latestVersion: number | null;
 }
 
 /** Lint diagnostics as `/api/tools/check` answers them: the host's own type. */

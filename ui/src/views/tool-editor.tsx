@@ -8,6 +8,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { CodeEditor, offsetOf } from "../editor/code-editor.tsx";
 import type { EditorModule } from "../editor/completions.ts";
 import { HistoryPanel, type SavedVersion } from "../editor/history-panel.tsx";
+import { LibsPanel } from "../editor/libs-panel.tsx";
 import { ParamEditor } from "../editor/param-editor.tsx";
 import { RunPanel, type RunSource } from "../editor/run-panel.tsx";
 import { SchemaPreview } from "../editor/schema-preview.tsx";
@@ -26,7 +27,7 @@ const draftOf = (tool: Tool): Draft => ({
 });
 const same = (a: Draft, b: Draft) => JSON.stringify(a) === JSON.stringify(b);
 
-type Tab = "run" | "parameters" | "schema" | "history" | "settings" | "events" | "deliveries";
+type Tab = "run" | "parameters" | "schema" | "libs" | "history" | "settings" | "events" | "deliveries";
 
 export function ToolEditor({ id, me }: { id: string; me: Me }) {
   const [tool, setTool] = useState<Tool | null>(null);
@@ -109,8 +110,10 @@ export function ToolEditor({ id, me }: { id: string; me: Me }) {
     v.focus();
   };
   const errors = diagnostics.filter((d) => d.severity === "error").length;
-  const tabs: [Tab, string][] = tool.kind === "tool" ? [["run", "Run"], ["parameters", "Parameters"], ["schema", "Schema"], ["history", "History"], ["settings", "Settings"]]
-    : tool.kind === "sink" ? [["events", "Events"], ["deliveries", "Deliveries"], ["history", "History"], ["settings", "Settings"]] : [["history", "History"], ["settings", "Settings"]];
+  const tabs: [Tab, string][] = tool.kind === "tool"
+    ? [["run", "Run"], ["parameters", "Parameters"], ["schema", "Schema"], ["libs", "Libs"], ["history", "History"], ["settings", "Settings"]]
+    : tool.kind === "sink" ? [["events", "Events"], ["deliveries", "Deliveries"], ["libs", "Libs"], ["history", "History"], ["settings", "Settings"]]
+    : [["libs", "Libs"], ["history", "History"], ["settings", "Settings"]];
   const activeTab = tabs.some(([t]) => t === tab) ? tab : tabs[0]![0];
 
   return (
@@ -119,7 +122,7 @@ export function ToolEditor({ id, me }: { id: string; me: Me }) {
         <div>
           <a href={href("tools")} class="muted small">← My tools</a>
           <h1>{draft.name} <span class="badge">{tool.kind}</span> <span class="muted small">v{tool.version}</span></h1>
-          {readOnly ? <p class="notice small">Shared with you by its owner: you can run it and read it, not change it.</p> : null}
+          {readOnly ? <p class="notice small">Shared with you by its owner, {tool.ownerName}: you can run it and read it, not change it. Assistants call it <code>{tool.ownerName}__{tool.name}</code>.</p> : null}
         </div>
         <div class="save-area">
           {readOnly ? null : <span class={dirty ? "status unsaved" : "status saved"} role="status">{dirty ? "Unsaved changes" : "All changes saved"}</span>}
@@ -169,6 +172,13 @@ export function ToolEditor({ id, me }: { id: string; me: Me }) {
             ) : null}
             {activeTab === "parameters" ? <ParamEditor key={revision} parameters={draft.parameters} readOnly={readOnly} onChange={(parameters: Parameter[]) => patch({ parameters })} /> : null}
             {activeTab === "schema" && tool.kind !== "sink" ? <SchemaPreview draft={draft} kind={tool.kind} /> : null}
+            {activeTab === "libs" ? (
+              <LibsPanel tool={tool} dirty={dirty} onUpdated={(updated, note) => {
+                setTool(updated);
+                setDraft(draftOf(updated));
+                setNotice(note);
+              }} />
+            ) : null}
             {activeTab === "events" ? <EventsPanel events={draft.events ?? []} readOnly={readOnly} onChange={(events) => patch({ events })} /> : null}
             {activeTab === "deliveries" ? <DeliveriesPanel sinkId={tool.id} /> : null}
             {activeTab === "history" ? <HistoryPanel toolId={tool.id} currentVersion={tool.version} currentCode={draft.code} currentParameters={draft.parameters} language={draft.language} canRestore={!readOnly} onRestore={restore} /> : null}

@@ -59,7 +59,8 @@ function ToolTable({ tools, onRename, onDelete }: { tools: Tool[]; onRename?: (t
         <tbody>
           {tools.map((tool) => (
             <tr key={tool.id} data-tool={tool.name}>
-              <td><a href={href("tools", tool.id)}>{tool.name}</a>{tool.active ? null : <span class="badge muted">inactive</span>}{tool.description ? <div class="muted small">{tool.description}</div> : null}</td>
+              <td><a href={href("tools", tool.id)}>{tool.name}</a>{tool.active ? null : <span class="badge muted">inactive</span>}{tool.description ? <div class="muted small">{tool.description}</div> : null}
+                {tool.mine ? null : <div class="muted small">by {tool.ownerName}; {tool.kind === "lib" ? "import as" : "assistants call it"} <code>{tool.kind === "lib" ? `lib:${tool.callAs}` : tool.callAs}</code></div>}</td>
               <td><span class={`badge kind-${tool.kind}`}>{tool.kind}</span></td>
               <td>{tool.sharing === "private" ? "private" : tool.sharing === "everyone" ? "everyone" : `group ${tool.sharing.slice(1)}`}</td>
               <td>v{tool.version}</td>
