@@ -1,5 +1,7 @@
 /**
- * `/mcp` over Streamable HTTP. Threats: DNS rebinding from a browser, anonymous callers, callers
+ * `/mcp` over Streamable HTTP, both revisions: a request carrying the 2026-07-28 `_meta` envelope
+ * goes to the SDK's stateless per-request handler (any instance can answer it); anything else is
+ * 2025-11-25 and keeps today's sessions (or stateless serving, `[mcp] stateless = true`). Threats: DNS rebinding from a browser, anonymous callers, callers
  * without the MCP permission, and a session id used with another user's token. Guarantees, in
  * order, before the SDK sees a byte: Host/Origin checked; a valid bearer token (401 with
  * `WWW-Authenticate` otherwise; loopback tokens are not accepted here); `knot.mcp` held (admins
@@ -13,7 +15,7 @@ import { bearerFrom, type Authenticator } from "../auth/authenticate.ts";
 import type { Principal } from "../identity/principal.ts";
 import type { HostCheck } from "./host-check.ts";
 import { auditRefusedCalls, isInitialize, readJsonRpc, rpcError, UNREADABLE } from "./http-replies.ts";
-import { StreamableHTTPServerTransport, type AuthInfo, type Server } from "./sdk.ts";
+import { isLegacyRequest, StreamableHTTPServerTransport, toWebRequest, type AuthInfo, type Server } from "./sdk.ts";
 import type { SessionRegistry } from "./sessions.ts";
 import { mcpRefusal } from "./tool-gates.ts";
 
@@ -26,7 +28,11 @@ export interface HttpHandlerDeps {
   readonly maxBodyBytes: number;
   /** A fresh SDK server whose handlers read the principal from `authInfo.extra` (see authInfoFor). */
   newServer(stateful: boolean): Server;
+  /** The 2026-07-28 handler of this user (each user's subscription streams hear only their own changes). */
+  modernFor(userId: string): ModernHandler;
 }
+
+export type ModernHandler = (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, body: unknown) => Promise<void>;
 
 /** What each HTTP request hands the SDK handlers. */
 export interface RequestAuth {
@@ -46,9 +52,12 @@ export function createMcpHttpHandler(deps: HttpHandlerDeps): McpHttpHandler {
       rpcError(res, 403, "HOST_NOT_ALLOWED", refusedHost);
       return true;
     }
-    const principal = await deps.auth.authenticate({ bearer: bearerFrom(req.headers.authorization), remoteAddress: req.socket.remoteAddress, route: "mcp" });
+    const bearer = bearerFrom(req.headers.authorization);
+    const principal = await deps.auth.authenticate({ bearer, remoteAddress: req.socket.remoteAddress, route: "mcp" });
     if (!principal) {
-      rpcError(res, 401, "UNAUTHENTICATED", "a valid bearer token is required", { "www-authenticate": 'Bearer realm="knot-tools"' });
+      // RFC 6750 §3.1: a presented token that does not work is "invalid_token"; no token, no error code.
+      const challenge = bearer ? 'Bearer realm="knot-tools", error="invalid_token", error_description="the token is unknown, expired or revoked"' : 'Bearer realm="knot-tools"';
+      rpcError(res, 401, "UNAUTHENTICATED", "a valid bearer token is required", { "www-authenticate": challenge });
       return true;
     }
     const body = req.method === "POST" ? await readJsonRpc(req, res, deps.maxBodyBytes) : undefined;
@@ -60,6 +69,10 @@ export function createMcpHttpHandler(deps: HttpHandlerDeps): McpHttpHandler {
       return true;
     }
     (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(principal, requestId, res);
+    if (req.method === "POST" && !(await isLegacyRequest(await toWebRequest(req, body), body))) {
+      await deps.modernFor(principal.user.id)(req, res, body);
+      return true;
+    }
     if (deps.stateless) await serveStateless(deps, req, res, body);
     else await serveStateful(deps, req, res, body, principal, requestId);
     return true;

@@ -7,6 +7,7 @@
 import { KnotError } from "../errors.ts";
 import { createToolState } from "../plugins/tool-state.ts";
 import type { CallDeps } from "./call-tool.ts";
+import { isInputNeeded } from "./input-rounds.ts";
 import { errorResult, summaryValue, thrownResult, toolResult } from "./results.ts";
 import type { CallToolResult } from "./sdk.ts";
 import type { CallContext, CandidateTool } from "./tool-types.ts";
@@ -23,7 +24,7 @@ export async function runTool(deps: CallDeps, ctx: CallContext, tool: CandidateT
       try {
         return { result: await tool.boot.run(ctx, args) };
       } catch (error) {
-        if (!(error instanceof KnotError)) throw error;
+        if (!(error instanceof KnotError) || isInputNeeded(error)) throw error;
         return { result: thrownResult(error) };
       }
     case "plugin": return runPluginTool(deps, ctx, tool, args);
@@ -33,13 +34,14 @@ export async function runTool(deps: CallDeps, ctx: CallContext, tool: CandidateT
 
 async function runPluginTool(deps: CallDeps, ctx: CallContext, tool: Extract<CandidateTool, { kind: "plugin" }>, args: Record<string, unknown>): Promise<RunResult> {
   const { plugin, fn, decl } = tool.plugin;
-  const state = createToolState(args, ctx.emit, ctx.ask);
+  const state = createToolState(args, ctx.emit, ctx.input);
   try {
     const result = await untilAborted(deps.pool.invoke(plugin, fn, `/mcp/tools/${decl.name}`, {
       principal: ctx.principal, method: "CALL", params: args, requestId: ctx.requestId, tool: state,
     }), ctx.signal);
     return { result: toolResult(result), summary: summaryValue(result) };
   } catch (error) {
+    if (isInputNeeded(error)) throw error;
     return { result: thrownResult(error) };
   }
 }
