@@ -53,7 +53,8 @@ export function createMcpServer(core: ServerCore, options: ConnectionOptions): S
   const server = new Server(
     { name: "knot-tools", version: RUNTIME_VERSION },
     {
-      capabilities: { tools: { listChanged: options.listChanged }, logging: {} }, instructions: INSTRUCTIONS,
+      // Prompts and resources: none are offered; the empty lists carry 2026 caching hints like tools/list.
+      capabilities: { tools: { listChanged: options.listChanged }, logging: {}, prompts: {}, resources: {} }, instructions: INSTRUCTIONS,
       // Runs before the handler on every round that echoes a state: a changed or expired one is refused.
       requestState: { verify: (state, ctx) => core.state.open(state, ctx) },
     },
@@ -75,6 +76,9 @@ export function createMcpServer(core: ServerCore, options: ConnectionOptions): S
     sessionLevel = request.params.level;
     return {};
   });
+  server.setRequestHandler("prompts/list", async () => ({ prompts: [] }));
+  server.setRequestHandler("resources/list", async () => ({ resources: [] }));
+  server.setRequestHandler("resources/templates/list", async () => ({ resourceTemplates: [] }));
   server.setRequestHandler("tools/list", guarded("tools/list", async (_request: unknown, ctx: ServerContext) => {
     const principal = await options.principalOf(ctx);
     return { tools: (await core.resolver.list(principal)).map((tool) => toMcpTool(tool, core.runner)) };
