@@ -13,9 +13,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuditLog } from "../audit/audit-log.ts";
 import { bearerFrom, type Authenticator } from "../auth/authenticate.ts";
 import type { Principal } from "../identity/principal.ts";
+import type { Cors } from "./cors.ts";
 import type { HostCheck } from "./host-check.ts";
 import { auditRefusedCalls, isInitialize, readJsonRpc, rpcError, UNREADABLE } from "./http-replies.ts";
 import { isLegacyRequest, StreamableHTTPServerTransport, toWebRequest, type AuthInfo, type Server } from "./sdk.ts";
+import { setAsideBadArguments, type SetAside } from "./set-aside.ts";
 import type { SessionRegistry } from "./sessions.ts";
 import { mcpRefusal } from "./tool-gates.ts";
 
@@ -26,6 +28,7 @@ export interface HttpHandlerDeps {
   readonly sessions: SessionRegistry;
   readonly stateless: boolean;
   readonly maxBodyBytes: number;
+  readonly cors?: Cors;
   /** A fresh SDK server whose handlers read the principal from `authInfo.extra` (see authInfoFor). */
   newServer(stateful: boolean): Server;
   /** The 2026-07-28 handler of this user (each user's subscription streams hear only their own changes). */
@@ -39,6 +42,8 @@ export interface RequestAuth {
   readonly principal: Principal;
   readonly requestId: string;
   readonly closed: AbortSignal;
+  /** Non-object `arguments` of this request's tool calls, by JSON-RPC id (see set-aside.ts). */
+  readonly setAside: SetAside;
 }
 
 export type McpHttpHandler = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<boolean>;
@@ -47,6 +52,12 @@ export function createMcpHttpHandler(deps: HttpHandlerDeps): McpHttpHandler {
   return async function handleMcp(req, res, requestId) {
     const path = (req.url ?? "/").split("?")[0];
     if (path !== "/mcp") return false;
+    // A CORS preflight carries no token: answered before authentication (it grants nothing by itself).
+    if (req.method === "OPTIONS" && deps.cors) {
+      deps.cors.preflight(req, res);
+      return true;
+    }
+    deps.cors?.decorate(req, res);
     const refusedHost = deps.hostCheck(req);
     if (refusedHost) {
       rpcError(res, 403, "HOST_NOT_ALLOWED", refusedHost);
@@ -60,7 +71,7 @@ export function createMcpHttpHandler(deps: HttpHandlerDeps): McpHttpHandler {
       rpcError(res, 401, "UNAUTHENTICATED", "a valid bearer token is required", { "www-authenticate": challenge });
       return true;
     }
-    const body = req.method === "POST" ? await readJsonRpc(req, res, deps.maxBodyBytes) : undefined;
+    let body = req.method === "POST" ? await readJsonRpc(req, res, deps.maxBodyBytes) : undefined;
     if (body === UNREADABLE) return true;
     const refused = mcpRefusal(principal);
     if (refused) {
@@ -68,7 +79,9 @@ export function createMcpHttpHandler(deps: HttpHandlerDeps): McpHttpHandler {
       rpcError(res, 403, "PERMISSION_DENIED", `permission denied: ${refused.detail}`);
       return true;
     }
-    (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(principal, requestId, res);
+    const setAside: SetAside = new Map();
+    body = setAsideBadArguments(body, setAside);
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(principal, requestId, res, setAside);
     if (req.method === "POST" && !(await isLegacyRequest(await toWebRequest(req, body), body))) {
       await deps.modernFor(principal.user.id)(req, res, body);
       return true;
@@ -79,12 +92,12 @@ export function createMcpHttpHandler(deps: HttpHandlerDeps): McpHttpHandler {
   };
 }
 
-function authInfoFor(principal: Principal, requestId: string, res: ServerResponse): AuthInfo {
+function authInfoFor(principal: Principal, requestId: string, res: ServerResponse, setAside: SetAside): AuthInfo {
   const closed = new AbortController();
   res.once("close", () => {
     if (!res.writableFinished) closed.abort();
   });
-  const extra: RequestAuth = { principal, requestId, closed: closed.signal };
+  const extra: RequestAuth = { principal, requestId, closed: closed.signal, setAside };
   return { token: principal.tokenId ?? "", clientId: principal.user.id, scopes: [], extra: extra as unknown as Record<string, unknown> };
 }
 

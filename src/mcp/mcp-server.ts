@@ -41,6 +41,8 @@ export interface ConnectionOptions {
   requestSignal?(ctx: ServerContext): AbortSignal | undefined;
   /** The host's request id for logs and the audit log. */
   requestIdOf?(ctx: ServerContext): string | undefined;
+  /** The original `arguments` of a call whose arguments were not an object (see set-aside.ts). */
+  setAside?(ctx: ServerContext): unknown;
   /** Whether clients can be told the tool list changed (a 2025 session, stdio, or a 2026 subscription). */
   readonly listChanged: boolean;
 }
@@ -103,7 +105,9 @@ export function createMcpServer(core: ServerCore, options: ConnectionOptions): S
       depth: 0,
     };
     try {
-      return await core.callTool(call, name, request.params.arguments);
+      // `arguments` the transport set aside (not an object) reach call-tool, which answers INVALID_ARGUMENT.
+      const args = options.setAside?.(ctx) ?? request.params.arguments;
+      return await core.callTool(call, name, args);
     } catch (error) {
       if (!isInputNeeded(error)) throw error;
       return askClient(core, principal.user.id, name, input, error.requests);

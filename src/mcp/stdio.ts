@@ -6,6 +6,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../log.ts";
+import { setAsideBadArguments, type SetAside } from "./set-aside.ts";
 import { serveStdio, type JSONRPCMessage, type Server, type Transport } from "./sdk.ts";
 
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -19,11 +20,11 @@ export interface StdioConnection {
   server(): Server | null;
 }
 
-export function serveStdioAs(newServer: () => Server, streams: { input: Readable; output: Writable } | undefined, logger: Logger): StdioConnection {
+export function serveStdioAs(newServer: (setAside: SetAside) => Server, streams: { input: Readable; output: Writable } | undefined, logger: Logger, setAside: SetAside): StdioConnection {
   let pinned: Server | null = null;
-  const transport = new LineTransport(streams?.input ?? process.stdin, streams?.output ?? process.stdout);
+  const transport = new LineTransport(streams?.input ?? process.stdin, streams?.output ?? process.stdout, setAside);
   const closed = new Promise<void>((resolve) => transport.whenClosed(resolve));
-  const handle = serveStdio(() => (pinned = newServer()), { transport, onerror: (error) => logger.debug("mcp stdio", { error: error.message }) });
+  const handle = serveStdio(() => (pinned = newServer(setAside)), { transport, onerror: (error) => logger.debug("mcp stdio", { error: error.message }) });
   return { closed, close: () => handle.close(), server: () => pinned };
 }
 
@@ -34,13 +35,15 @@ class LineTransport implements Transport {
   readonly #input: Readable;
   readonly #output: Writable;
   readonly #owed = new Set<string | number>();
+  readonly #setAside: SetAside;
   readonly #closedListeners: (() => void)[] = [];
   #buffer = "";
   #ended = false;
   #closed = false;
   #drainTimer: NodeJS.Timeout | null = null;
 
-  constructor(input: Readable, output: Writable) {
+  constructor(input: Readable, output: Writable, setAside: SetAside) {
+    this.#setAside = setAside;
     this.#input = input;
     this.#output = output;
   }
@@ -86,7 +89,7 @@ class LineTransport implements Transport {
       return;
     }
     if (typeof m.method === "string" && (typeof m.id === "string" || typeof m.id === "number")) this.#owed.add(m.id);
-    this.onmessage?.(m as unknown as JSONRPCMessage);
+    this.onmessage?.(setAsideBadArguments(m, this.#setAside) as JSONRPCMessage);
   }
 
   readonly #onEnd = () => {

@@ -11,6 +11,7 @@ import type { Services } from "../services.ts";
 import type { UserToolRecord } from "../store/store.ts";
 import { createBootTools, type BootToolHost } from "./boot-tools.ts";
 import { createCallTool } from "./call-tool.ts";
+import { createCors } from "./cors.ts";
 import { createHostCheck } from "./host-check.ts";
 import { createMcpHttpHandler, type McpHttpHandler, type RequestAuth } from "./http-handler.ts";
 import { toMcpTool } from "./listing.ts";
@@ -20,6 +21,7 @@ import { ProtocolError } from "./protocol-error.ts";
 import { createModernHandlers } from "./modern-handlers.ts";
 import { createStateCodec } from "./request-state.ts";
 import { ErrorCode, type Server, type ServerContext } from "./sdk.ts";
+import type { SetAside } from "./set-aside.ts";
 import { serveStdioAs } from "./stdio.ts";
 import { createSessionRegistry, type SessionRegistry } from "./sessions.ts";
 import { mcpRefusal } from "./tool-gates.ts";
@@ -63,12 +65,13 @@ export function createMcpSurface(services: Services): McpSurface {
     principalOf: async (ctx) => fromRequest(ctx).principal,
     requestSignal: (ctx) => fromRequest(ctx).closed,
     requestIdOf: (ctx) => fromRequest(ctx).requestId,
+    setAside: (ctx) => fromRequest(ctx).setAside.get(ctx.mcpReq.id),
   });
   const modern = createModernHandlers(() => createMcpServer(core, httpOptions(true)), config.maxBodyBytes, logger);
 
   const handleHttp = createMcpHttpHandler({
     auth, audit, sessions, stateless: config.mcp.stateless, maxBodyBytes: config.maxBodyBytes,
-    hostCheck: createHostCheck(config.mcp.allowedHosts),
+    hostCheck: createHostCheck(config.mcp.allowedHosts, config.mcp.corsOrigins), cors: createCors(config.mcp.corsOrigins ?? []),
     newServer: (stateful) => createMcpServer(core, httpOptions(stateful)),
     modernFor: (userId) => modern.of(userId),
   });
@@ -85,7 +88,15 @@ export function createMcpSurface(services: Services): McpSurface {
     resolver, sessions, handleHttp,
     async connectStdio(userId, streams) {
       await stdioPrincipal(userId);
-      const connection = serveStdioAs(() => createMcpServer(core, { listChanged: true, principalOf: () => stdioPrincipal(userId) }), streams, logger);
+      const setAside: SetAside = new Map();
+      const connection = serveStdioAs((setAsideInto) => createMcpServer(core, {
+        listChanged: true, principalOf: () => stdioPrincipal(userId),
+        setAside: (ctx) => {
+          const args = setAsideInto.get(ctx.mcpReq.id);
+          setAsideInto.delete(ctx.mcpReq.id);
+          return args;
+        },
+      }), streams, logger, setAside);
       const entry = { userId, server: connection.server };
       stdio.add(entry);
       void connection.closed.then(() => stdio.delete(entry));
