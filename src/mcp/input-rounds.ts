@@ -108,3 +108,33 @@ export function openRound(options: {
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/** The reserved argument that carries a sandboxed run's answers (sandbox/guest/tool.ts reads it). */
+export const GUEST_INPUT_PARAM = "__knot_input";
+const GUEST_QUESTIONS_KEY = "__knot_input_required";
+const MAX_QUESTIONS = 16;
+
+/** What the guest may read: the answers so far and the declared capabilities. */
+export function guestInput(round: InputRound): { answers: Record<string, unknown>; capabilities: string[] } {
+  return { answers: { ...round.answers }, capabilities: (["elicitation", "sampling", "roots"] as const).filter((c) => round.supports(c)) };
+}
+
+/**
+ * The questions a sandboxed run ended with (a json result `{ __knot_input_required: {...} }`), or
+ * null when it answered normally. Untrusted: only well-formed requests of the three kinds pass.
+ */
+export function guestQuestions(result: { kind: string; value?: unknown }): Record<string, InputRequest> | null {
+  if (result.kind !== "json" || !isObject(result.value) || !Object.hasOwn(result.value, GUEST_QUESTIONS_KEY)) return null;
+  const asked = result.value[GUEST_QUESTIONS_KEY];
+  if (!isObject(asked)) throw new KnotError("TOOL_ERROR", "the tool asked for input in a malformed way");
+  const entries = Object.entries(asked);
+  if (entries.length === 0 || entries.length > MAX_QUESTIONS) throw new KnotError("TOOL_ERROR", `the tool must ask between 1 and ${MAX_QUESTIONS} questions at once`);
+  const requests: Record<string, InputRequest> = {};
+  for (const [key, request] of entries) {
+    if (key.length > 128 || !isObject(request) || !Object.hasOwn(SHAPES, request.method as string) || !isObject(request.params)) {
+      throw new KnotError("TOOL_ERROR", `the tool's question "${key.slice(0, 128)}" is malformed`);
+    }
+    Object.defineProperty(requests, key, { value: { method: request.method as InputMethod, params: request.params }, enumerable: true });
+  }
+  return requests;
+}

@@ -16,6 +16,11 @@ import { connect, saveUserTool, USER_TOOLS } from "./helpers.ts";
 import { modernCall, MODERN } from "./modern-client.ts";
 
 const ASK_NAME = "test_input_required_result_elicitation";
+const ASK_TOOL = `import { ask, returnString } from "knot:tool";
+export default async function () {
+  const answer = await ask("Which colour?", { type: "object", properties: { colour: { type: "string" } }, required: ["colour"] });
+  returnString(answer ? "colour: " + answer.colour : "declined");
+}`;
 
 describe("MCP 2026-07-28 beside 2025-11-25", () => {
   let t: TestApp;
@@ -31,6 +36,7 @@ describe("MCP 2026-07-28 beside 2025-11-25", () => {
     alice = a.token;
     bob = b.token;
     await saveUserTool(t, a.user.id, { name: "u_echo", code: USER_TOOLS.echo, parameters: [{ name: "text", type: "string", required: true }] });
+    await saveUserTool(t, a.user.id, { name: "u_ask", code: ASK_TOOL });
   });
   after(() => t.close());
 
@@ -106,15 +112,35 @@ describe("MCP 2026-07-28 beside 2025-11-25", () => {
     assert.equal(otherTool.response.error?.code, -32602, "a state is refused for another tool");
   });
 
+  test("a sandboxed user tool's ask() ends the run as input required; it runs again with the answer", async () => {
+    const capabilities = { elicitation: {} };
+    const first = await modernCall(t.url, alice, "tools/call", { name: "u_ask", arguments: {} }, { capabilities });
+    const asked = first.response.result;
+    assert.equal(asked.resultType, "input_required", JSON.stringify(first.response));
+    const [key] = Object.keys(asked.inputRequests);
+    assert.equal(asked.inputRequests[key!].params.message, "Which colour?");
+    const done = await modernCall(t.url, alice, "tools/call", {
+      name: "u_ask", arguments: {}, inputResponses: { [key!]: { action: "accept", content: { colour: "teal" } } }, requestState: asked.requestState,
+    }, { capabilities });
+    assert.deepEqual(done.response.result.content, [{ type: "text", text: "colour: teal" }]);
+    const noCapability = await modernCall(t.url, alice, "tools/call", { name: "u_ask", arguments: {} });
+    assert.equal(noCapability.response.error?.code, -32021, "a client that cannot answer elicitation is told so");
+    const rows = await t.app.store.queryAudit({ limit: 5 });
+    assert.ok(rows.some((r) => r.tool === "u_ask" && r.outcome === "INPUT_REQUIRED"));
+  });
+
   test("2025-11-25: the same ask() becomes an elicitation request on the session", async () => {
     const client = new Client({ name: "legacy", version: "1" }, { capabilities: { elicitation: {} } });
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      assert.equal(request.params.message, "What is your name?");
+      assert.ok(["What is your name?", "Which colour?"].includes(request.params.message));
       return { action: "accept", content: { name: "Grace" } };
     });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${alice}` } } }));
     const result = await client.callTool({ name: ASK_NAME, arguments: {} });
     assert.deepEqual(result.content, [{ type: "text", text: "Hello, Grace!" }]);
+    // The sandboxed user tool too (its second question is answered with the same handler).
+    const user = await client.callTool({ name: "u_ask", arguments: {} });
+    assert.deepEqual(user.content, [{ type: "text", text: "colour: undefined" }], "the handler above answers a name, not a colour");
     await client.close();
   });
 });
