@@ -79,6 +79,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
     toolsChanged: (userIds) => mcp?.notifyToolsChanged(userIds) };
 
   mcp = createMcpSurface(services);
+  await mcp.startChangeBus();
   const retention = startAuditRetention(store, config.audit.retentionDays, logger);
   const routes: Route[] = [...visibilityRoutes(services, mcp), ...auditRoutes(services), ...coreRoutes(services), ...pluginRoutes(services), ...toolRoutes(services, { catalog, runner, audit }), ...webRoutes(services), ...metricsRoutes(metrics)];
   const drain = createDrain({

@@ -11,6 +11,7 @@ import type { Services } from "../services.ts";
 import type { UserToolRecord } from "../store/store.ts";
 import { createBootTools, type BootToolHost } from "./boot-tools.ts";
 import { createCallTool } from "./call-tool.ts";
+import { createChangeBus, type ChangeBus } from "./change-bus.ts";
 import { createCors } from "./cors.ts";
 import { createHostCheck } from "./host-check.ts";
 import { createMcpHttpHandler, type McpHttpHandler, type RequestAuth } from "./http-handler.ts";
@@ -33,8 +34,10 @@ export interface McpSurface {
   readonly handleHttp: McpHttpHandler;
   /** Serves one MCP client over stdio (default: this process's stdin/stdout) acting as the user. */
   connectStdio(userId: string, streams?: { input: Readable; output: Writable }): Promise<{ readonly closed: Promise<void>; close(): Promise<void> }>;
-  /** Sends `notifications/tools/list_changed` to the open connections of these users (all when omitted). */
+  /** Sends `notifications/tools/list_changed` to the open connections of these users (all when omitted), on every instance. */
   notifyToolsChanged(userIds?: readonly string[]): void;
+  /** Joins the other instances on the same PostgreSQL database (LISTEN/NOTIFY); nothing on SQLite. */
+  startChangeBus(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -76,6 +79,14 @@ export function createMcpSurface(services: Services): McpSurface {
     modernFor: (userId) => modern.of(userId),
   });
 
+  let bus: ChangeBus | null = null;
+  const deliverLocally = (userIds?: readonly string[]) => {
+    const wanted = userIds ? new Set(userIds) : null;
+    const servers = [...sessions.of(userIds).map((s) => s.server), ...[...stdio].filter((c) => !wanted || wanted.has(c.userId)).map((c) => c.server())];
+    for (const server of servers) void server?.sendToolListChanged().catch(() => {});
+    modern.notify(userIds);
+  };
+
   const stdioPrincipal = async (userId: string): Promise<Principal> => {
     const principal = await auth.principalFor(userId, "cli");
     if (!principal) throw new KnotError("NOT_FOUND", "the user of this connection no longer exists");
@@ -103,12 +114,14 @@ export function createMcpSurface(services: Services): McpSurface {
       return connection;
     },
     notifyToolsChanged(userIds) {
-      const wanted = userIds ? new Set(userIds) : null;
-      const servers = [...sessions.of(userIds).map((s) => s.server), ...[...stdio].filter((c) => !wanted || wanted.has(c.userId)).map((c) => c.server())];
-      for (const server of servers) void server?.sendToolListChanged().catch(() => {});
-      modern.notify(userIds);
+      deliverLocally(userIds);
+      bus?.publish(userIds);
+    },
+    async startChangeBus() {
+      bus = await createChangeBus(config.database, deliverLocally, logger);
     },
     async close() {
+      await bus?.close();
       await sessions.closeAll();
       await modern.close();
       await Promise.allSettled([...stdio].map((c) => c.server()?.close()));
