@@ -82,7 +82,7 @@ export function createMcpHttpHandler(deps: HttpHandlerDeps): McpHttpHandler {
     const setAside: SetAside = new Map();
     body = setAsideBadArguments(body, setAside);
     (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(principal, requestId, res, setAside);
-    if (req.method === "POST" && !(await isLegacyRequest(await toWebRequest(req, body), body))) {
+    if (req.method === "POST" && (await isModern(req, body))) {
       await deps.modernFor(principal.user.id)(req, res, body);
       return true;
     }
@@ -139,4 +139,21 @@ async function serveStateless(deps: HttpHandlerDeps, req: IncomingMessage, res: 
   res.once("close", () => void server.close().catch(() => {}));
   await server.connect(transport);
   await transport.handleRequest(req, res, body);
+}
+
+const ENVELOPE_CLAIM = "io.modelcontextprotocol/protocolVersion";
+
+/**
+ * Whether the SDK's modern (2026-07-28) path answers this POST. The two certain cases are decided
+ * here without building a web Request (a hot path): an envelope claim in `_meta` is modern; no
+ * claim and no (or a pre-2026) MCP-Protocol-Version header is 2025. Anything else asks the SDK's own classifier.
+ */
+async function isModern(req: IncomingMessage, body: unknown): Promise<boolean> {
+  const first = Array.isArray(body) ? body[0] : body;
+  const meta = (first as { params?: { _meta?: Record<string, unknown> } } | undefined)?.params?._meta;
+  if (!Array.isArray(body) && typeof meta === "object" && meta !== null && Object.hasOwn(meta, ENVELOPE_CLAIM)) return true;
+  const header = req.headers["mcp-protocol-version"];
+  // Dated revisions sort as text: one before 2026-07-28 without a claim is 2025-era.
+  if (!Array.isArray(body) && meta?.[ENVELOPE_CLAIM] === undefined && (header === undefined || (typeof header === "string" && /^\d{4}-\d{2}-\d{2}$/.test(header.trim()) && header.trim() < "2026-07-28"))) return false;
+  return !(await isLegacyRequest(await toWebRequest(req, body), body));
 }
