@@ -86,7 +86,8 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
     // While draining, a running tool's loopback calls still reach their handlers so the run can finish.
     exempt: (req) => isLoopbackAddress(req.socket.remoteAddress) && loopbackTokens.lookup(bearerFrom(req.headers.authorization) ?? "") !== null,
     // The MCP notification stream (GET /mcp) never ends by itself; it is closed with the server.
-    untracked: (req) => req.method === "GET" && (req.url ?? "").split("?")[0] === "/mcp",
+    // So is a 2026 `subscriptions/listen` stream (a POST that stays open).
+    untracked: (req) => (req.url ?? "").split("?")[0] === "/mcp" && (req.method === "GET" || req.headers["mcp-method"] === "subscriptions/listen"),
   });
   const server = createHttpServer({ router: createRouter(routes), auth, logger, maxBodyBytes: config.maxBodyBytes, fallback: mcp.handleHttp, drain });
   metrics.watch({ sandbox: () => sandbox.stats(), quotas: () => quotas.stats(), httpInFlight: () => drain.inFlight, mcpSessions: () => mcp.sessions.size });
