@@ -1,5 +1,5 @@
 /**
- * `node --no-node-snapshot bench/conformance.ts [--scenario NAME] [--stateless]`: runs the official
+ * `node --no-node-snapshot bench/conformance.ts [--scenario NAME] [--stateless] [--requirements 2026-07-28]`: runs the official
  * MCP conformance suite against the real server with the `conformance` plugin and prints one line
  * per scenario. Exit 1 when a required scenario (tools, ping, initialize, DNS rebinding) fails.
  */
@@ -8,11 +8,11 @@ import { runSuite, startConformanceTarget } from "../test/mcp/conformance-harnes
 
 const REQUIRED = /^(tools-|ping$|server-initialize$|dns-rebinding-protection$)/;
 
-const { values } = parseArgs({ options: { scenario: { type: "string" }, stateless: { type: "boolean" }, verbose: { type: "boolean" } } });
+const { values } = parseArgs({ options: { scenario: { type: "string" }, stateless: { type: "boolean" }, verbose: { type: "boolean" }, requirements: { type: "string" } } });
 const target = await startConformanceTarget({ stateless: values.stateless === true });
 const started = performance.now();
 try {
-  const run = await runSuite(target.url, values.scenario ? { scenario: values.scenario } : {});
+  const run = await runSuite(target.url, { ...(values.scenario ? { scenario: values.scenario } : {}), ...(values.requirements ? { requirements: values.requirements } : {}) });
   if (values.verbose) process.stdout.write(run.output);
   for (const r of run.results) {
     const mark = r.failed > 0 ? "FAIL" : r.warnings > 0 ? "warn" : "ok  ";

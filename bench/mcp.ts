@@ -1,6 +1,6 @@
 /**
  * `node --no-node-snapshot bench/mcp.ts [--calls N] [--data-dir DIR]`: tools/call latency (p50, p99) and calls per
- * second at concurrency 1 and 16 for (a) a plugin echo tool, (b) a sandboxed user echo tool and
+ * second at concurrency 1 and 16, in both MCP revisions (2025-11-25 sessions, 2026-07-28 stateless requests), for (a) a plugin echo tool, (b) a sandboxed user echo tool and
  * (c) a bare SDK server with the same echo tool — the baseline, measured in the same run. Each
  * concurrent caller is its own MCP client and session, as separate assistants would be.
  */
@@ -38,10 +38,46 @@ export function echo() { returnString(getString("text")); }
 
 export interface BenchRow {
   readonly target: string;
+  readonly revision: Revision;
   readonly concurrency: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly callsPerSecond: number;
+}
+
+export type Revision = "2025-11-25" | "2026-07-28";
+
+/** A caller: one SDK client with its session (2025), or a stateless 2026 client (no session to open). */
+type Caller = { call(tool: string, text: string): Promise<{ isError?: unknown; content?: unknown }>; close(): Promise<void> };
+
+/** A 2026-07-28 client: every call a standalone POST with the `_meta` envelope and routing headers. */
+function modernCaller(url: string, token: string | null): Caller {
+  let id = 0;
+  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+  return {
+    async call(tool, text) {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call", "mcp-name": tool, ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: tool, arguments: { text }, _meta: meta } }),
+      });
+      const reply = await res.json() as { result?: { isError?: unknown; content?: unknown }; error?: unknown };
+      if (!reply.result) throw new Error(`2026 call failed: ${JSON.stringify(reply)}`);
+      return reply.result;
+    },
+    close: async () => {},
+  };
+}
+
+async function callers(url: string, count: number, token: string | null, revision: Revision): Promise<Caller[]> {
+  if (revision === "2026-07-28") return Array.from({ length: count }, () => modernCaller(url, token));
+  return (await clients(url, count, token)).map((client) => ({
+    call: (tool, text) => client.callTool({ name: tool, arguments: { text } }) as Promise<{ isError?: unknown; content?: unknown }>,
+    close: () => client.close(),
+  }));
 }
 
 async function clients(url: string, count: number, token: string | null): Promise<Client[]> {
@@ -53,9 +89,9 @@ async function clients(url: string, count: number, token: string | null): Promis
   }));
 }
 
-async function measure(target: string, url: string, token: string | null, tool: string, concurrency: number, calls: number): Promise<BenchRow> {
-  const pool = await clients(url, concurrency, token);
-  const call = (client: Client, i: number) => client.callTool({ name: tool, arguments: { text: `hello ${i}` } });
+async function measure(target: string, revision: Revision, url: string, token: string | null, tool: string, concurrency: number, calls: number): Promise<BenchRow> {
+  const pool = await callers(url, concurrency, token, revision);
+  const call = (client: Caller, i: number) => client.call(tool, `hello ${i}`);
   await Promise.all(pool.map(async (client) => { for (let i = 0; i < 20; i++) await call(client, i); }));
   const latencies: number[] = [];
   const perClient = Math.ceil(calls / concurrency);
@@ -72,7 +108,7 @@ async function measure(target: string, url: string, token: string | null, tool: 
   await Promise.all(pool.map((c) => c.close()));
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-  return { target, concurrency, p50Ms: at(0.5), p99Ms: at(0.99), callsPerSecond: latencies.length / seconds };
+  return { target, revision, concurrency, p50Ms: at(0.5), p99Ms: at(0.99), callsPerSecond: latencies.length / seconds };
 }
 
 export async function runMcpBench(calls = 1000, dataDir = os.tmpdir(), durability: "full" | "normal" = "full"): Promise<BenchRow[]> {
@@ -92,10 +128,12 @@ export async function runMcpBench(calls = 1000, dataDir = os.tmpdir(), durabilit
   const bare = await startBareServer();
   const rows: BenchRow[] = [];
   try {
-    for (const concurrency of [1, 16]) {
-      rows.push(await measure("bare SDK server", bare.url, null, "echo", concurrency, calls));
-      rows.push(await measure("plugin tool", `${url}/mcp`, token, "echo", concurrency, calls));
-      rows.push(await measure("user tool", `${url}/mcp`, token, "user_echo", concurrency, Math.min(calls, 400)));
+    for (const revision of ["2025-11-25", "2026-07-28"] as const) {
+      for (const concurrency of [1, 16]) {
+        rows.push(await measure("bare SDK server", revision, bare.url, null, "echo", concurrency, calls));
+        rows.push(await measure("plugin tool", revision, `${url}/mcp`, token, "echo", concurrency, calls));
+        rows.push(await measure("user tool", revision, `${url}/mcp`, token, "user_echo", concurrency, Math.min(calls, 400)));
+      }
     }
   } finally {
     await bare.close();
@@ -105,10 +143,10 @@ export async function runMcpBench(calls = 1000, dataDir = os.tmpdir(), durabilit
 }
 
 export function formatRows(rows: readonly BenchRow[]): string {
-  const lines = ["target            conc   p50 ms   p99 ms   calls/s   vs bare (p50 / calls/s)"];
+  const lines = ["revision    target            conc   p50 ms   p99 ms   calls/s   vs bare (p50 / calls/s)"];
   for (const row of rows) {
-    const base = rows.find((r) => r.target === "bare SDK server" && r.concurrency === row.concurrency)!;
-    lines.push(`${row.target.padEnd(17)} ${String(row.concurrency).padStart(4)} ${row.p50Ms.toFixed(2).padStart(8)} ${row.p99Ms.toFixed(2).padStart(8)} ${row.callsPerSecond.toFixed(0).padStart(9)}   ${(row.p50Ms / base.p50Ms).toFixed(2)}x / ${(base.callsPerSecond / row.callsPerSecond).toFixed(2)}x`);
+    const base = rows.find((r) => r.target === "bare SDK server" && r.concurrency === row.concurrency && r.revision === row.revision)!;
+    lines.push(`${row.revision}  ${row.target.padEnd(17)} ${String(row.concurrency).padStart(4)} ${row.p50Ms.toFixed(2).padStart(8)} ${row.p99Ms.toFixed(2).padStart(8)} ${row.callsPerSecond.toFixed(0).padStart(9)}   ${(row.p50Ms / base.p50Ms).toFixed(2)}x / ${(base.callsPerSecond / row.callsPerSecond).toFixed(2)}x`);
   }
   return lines.join("\n");
 }

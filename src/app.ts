@@ -101,13 +101,15 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   mcp = createMcpSurface(services);
   const sinks = startSinkDispatcher({ store, auth, runner, audit, logger, settings: config.sinks, leaseMs: config.limits.wallMs + 30_000 });
   events.onStored(() => sinks.wake());
+  await mcp.startChangeBus();
   const retention = startAuditRetention(store, config.audit.retentionDays, logger);
   const routes: Route[] = [...visibilityRoutes(services, mcp), ...auditRoutes(services), ...coreRoutes(services), ...pluginRoutes(services), ...toolRoutes(services, { catalog, runner, audit }), ...webRoutes(services), ...sinkRoutes(services), ...consentRoutes(services, oauth), ...metricsRoutes(metrics)];
   const drain = createDrain({
     // While draining, a running tool's loopback calls still reach their handlers so the run can finish.
     exempt: (req) => isLoopbackAddress(req.socket.remoteAddress) && loopbackTokens.lookup(bearerFrom(req.headers.authorization) ?? "") !== null,
     // The MCP notification stream (GET /mcp) never ends by itself; it is closed with the server.
-    untracked: (req) => req.method === "GET" && (req.url ?? "").split("?")[0] === "/mcp",
+    // So is a 2026 `subscriptions/listen` stream (a POST that stays open).
+    untracked: (req) => (req.url ?? "").split("?")[0] === "/mcp" && (req.method === "GET" || req.headers["mcp-method"] === "subscriptions/listen"),
   });
   const server = createHttpServer({ router: createRouter(routes), auth, logger, maxBodyBytes: config.maxBodyBytes, fallback: async (req, res, requestId) => (await oauth.handleHttp(req, res)) || mcp.handleHttp(req, res, requestId), drain, limits: config.http });
   metrics.watch({ sandbox: () => sandbox.stats(), quotas: () => quotas.stats(), httpInFlight: () => drain.inFlight, mcpSessions: () => mcp.sessions.size });

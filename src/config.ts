@@ -32,7 +32,8 @@ export interface ServerConfig {
   readonly limits: RunLimits;
   readonly quotas: QuotaSettings;
   readonly loopbackTokenTtlMs: number;
-  readonly mcp: { readonly stateless: boolean; readonly allowedHosts: readonly string[] };
+  /** corsOrigins: browser origins (`https://app.example`) allowed to call /mcp (CORS, preflight included). */
+  readonly mcp: { readonly stateless: boolean; readonly allowedHosts: readonly string[]; readonly corsOrigins?: readonly string[] };
   readonly audit: { readonly retentionDays: number; readonly maskKey: string | null };
   /** `publicUrl`: the origin assistants reach this server at (the OAuth issuer); default the bound address. */
   readonly oauth: { readonly publicUrl: string | null; readonly loopbackClientDocuments: boolean };
@@ -56,7 +57,7 @@ export const DEFAULT_CONFIG: ServerConfig = Object.freeze({
   limits: DEFAULT_RUN_LIMITS,
   quotas: DEFAULT_QUOTAS,
   loopbackTokenTtlMs: 60_000,
-  mcp: Object.freeze({ stateless: false, allowedHosts: Object.freeze([]) }),
+  mcp: Object.freeze({ stateless: false, allowedHosts: Object.freeze([]), corsOrigins: Object.freeze([]) }),
   audit: Object.freeze({ retentionDays: 90, maskKey: null }),
   oauth: Object.freeze({ publicUrl: null, loopbackClientDocuments: false }),
   plugins: Object.freeze({}),
@@ -67,7 +68,7 @@ const SHAPE: Record<string, Record<string, "string" | "number" | "boolean" | "st
   server: { durability: "string", host: "string", port: "number", database: "string", plugins_dir: "string", max_body_bytes: "number", headers_timeout_ms: "number", request_timeout_ms: "number", keep_alive_timeout_ms: "number", max_connections: "number", max_connections_per_client: "number", handler_timeout_ms: "number", loopback_token_ttl_ms: "number", shutdown_grace_ms: "number", log_level: "string" },
   sandbox: { workers: "number", runs_per_worker: "number", worker_memory_mb: "number", recycle_after_runs: "number" },
   limits: { heap_mb: "number", cpu_ms: "number", wall_ms: "number", result_bytes: "number", log_bytes: "number", loopback_calls: "number" },
-  mcp: { stateless: "boolean", allowed_hosts: "string[]" },
+  mcp: { stateless: "boolean", allowed_hosts: "string[]", cors_origins: "string[]" },
   sinks: { max_attempts: "number", backoff_ms: "number", max_backoff_ms: "number", poll_ms: "number" },
   quotas: { user_concurrent_runs: "number", user_runs_per_minute: "number", token_concurrent_runs: "number", token_runs_per_minute: "number", max_concurrent_runs: "number", max_queued_runs: "number" },
   audit: { retention_days: "number", mask_key: "string" },
@@ -124,7 +125,10 @@ export function configFromToml(doc: Record<string, unknown>, baseDir: string): S
       tokenConcurrentRuns: q.token_concurrent_runs ?? d.quotas.tokenConcurrentRuns, tokenRunsPerMinute: q.token_runs_per_minute ?? d.quotas.tokenRunsPerMinute,
       maxConcurrentRuns: q.max_concurrent_runs ?? d.quotas.maxConcurrentRuns, maxQueuedRuns: q.max_queued_runs ?? d.quotas.maxQueuedRuns,
     }),
-    mcp: Object.freeze({ stateless: (m.stateless as boolean) ?? d.mcp.stateless, allowedHosts: Object.freeze((m.allowed_hosts as string[]) ?? d.mcp.allowedHosts) }),
+    mcp: Object.freeze({
+      stateless: (m.stateless as boolean) ?? d.mcp.stateless, allowedHosts: Object.freeze((m.allowed_hosts as string[]) ?? d.mcp.allowedHosts),
+      corsOrigins: Object.freeze(((m.cors_origins as string[] | undefined) ?? d.mcp.corsOrigins ?? []).map((o) => o.toLowerCase().replace(/\/+$/, ""))),
+    }),
     audit: Object.freeze({ retentionDays: (a.retention_days as number) ?? d.audit.retentionDays, maskKey: (a.mask_key as string) ?? d.audit.maskKey }),
     oauth: Object.freeze({ publicUrl: publicUrlOf(o.public_url), loopbackClientDocuments: (o.loopback_client_documents as boolean) ?? d.oauth.loopbackClientDocuments }),
     plugins: pluginTables(doc.plugins),

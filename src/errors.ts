@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   STORE_VERSION: { status: 500, meaning: "the database was written by a newer knot-tools" },
   RATE_LIMITED: { status: 429, meaning: "too many runs; retry later" },
   CANCELLED: { status: 499, meaning: "the caller cancelled the run or went away" },
+  INPUT_REQUIRED: { status: 428, meaning: "the tool asked the MCP client for input; the call ends as input-required and runs again with the answers" },
   SHUTTING_DOWN: { status: 503, meaning: "the server is shutting down and takes no new work; retry on another instance or after the restart" },
   // running code
   HANDLER_FAILED: { status: 500, meaning: "a plugin handler threw; details are in the server log" },

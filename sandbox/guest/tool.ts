@@ -9,7 +9,7 @@ import { copyContent } from "./content.ts";
 import { I, safeString } from "./intrinsics.ts";
 import { readArg, readListArg, toBoolValue, toFloatValue, toIntValue, toListValue, toStringValue } from "./args.ts";
 import { EMIT_KINDS, GUEST_CAPS } from "./bindings.ts";
-import { checkResultSize, emit, fail, q, returnFailure, returnResult, sendLog } from "./runtime.ts";
+import { checkResultSize, emit, fail, param, q, returnFailure, returnResult, sendLog } from "./runtime.ts";
 import { encodeToon } from "./toon.ts";
 
 export const getString = (name: string, fallback?: string): string => readArg(name, fallback, "", toStringValue);
@@ -88,4 +88,84 @@ export function log(level: unknown, message: unknown): void {
     throw new I.TypeError('log: level must be "debug", "info", "warn" or "error"');
   }
   sendLog("log", level, typeof message === "string" ? message : safeString(message, ""));
+}
+
+// ---- input required: ask the person, the client's model or the client's roots (MCP calls only).
+// The run ends as "input required"; the host runs the tool again, from the start, with the
+// answers in the reserved argument below (so code before an ask runs once per round).
+const INPUT_PARAM = "__knot_input";
+const INPUT_METHODS = ["elicitation/create", "sampling/createMessage", "roots/list"];
+
+interface InputData { answers: Record<string, unknown>; capabilities: unknown[] }
+
+function inputData(): InputData {
+  const raw = param(INPUT_PARAM) as InputData | undefined;
+  if (typeof raw !== "object" || raw === null) throw new I.Error("ask() and friends are only available during an MCP tool call");
+  return raw;
+}
+
+/** Answers to several questions: `{ key: { method, params } }`; ends the run until they are all answered. */
+export async function input(requests: Record<string, { method: string; params?: Record<string, unknown> }>): Promise<Record<string, unknown>> {
+  const { answers } = inputData();
+  const found: Record<string, unknown> = {};
+  const missing: Record<string, unknown> = {};
+  let missed = false;
+  for (const key of I.ObjectKeys(requests)) {
+    const request = requests[key];
+    if (typeof request !== "object" || request === null || !INPUT_METHODS.includes(request.method)) {
+      throw new I.TypeError(`input: request "${key}" needs a method (${INPUT_METHODS.join(", ")})`);
+    }
+    if (I.ObjectHasOwn(answers, key) && answers[key] !== undefined && answers[key] !== null) found[key] = answers[key];
+    else {
+      missing[key] = { method: request.method, params: request.params ?? {} };
+      missed = true;
+    }
+  }
+  if (missed) {
+    const json = serialise({ [INPUT_REQUIRED_KEY]: missing }, "input");
+    return returnResult(`{"kind":"json","value":${json}}`, json.length);
+  }
+  return found;
+}
+
+const INPUT_REQUIRED_KEY = "__knot_input_required";
+
+/** A key for an unnamed question: the same question asks (and is answered) once per run. */
+function keyOf(prefix: string, request: unknown): string {
+  const text = serialise(request, prefix);
+  let hash = 5381;
+  for (let i = 0; i < text.length; i++) hash = ((hash * 33) ^ text.charCodeAt(i)) >>> 0;
+  return `${prefix}-${hash.toString(36)}`;
+}
+
+/** Asks the person (MCP elicitation): `{ action: "accept" | "decline" | "cancel", content? }`. */
+export async function elicit(message: string, requestedSchema: Record<string, unknown>): Promise<{ action: string; content?: Record<string, unknown> }> {
+  const request = { method: "elicitation/create", params: { message: String(message), requestedSchema } };
+  const key = keyOf("elicit", request);
+  return (await input({ [key]: request }))[key] as { action: string; content?: Record<string, unknown> };
+}
+
+/** Asks the person a question: the accepted content, or null when they declined or cancelled. */
+export async function ask(message: string, requestedSchema: Record<string, unknown>): Promise<Record<string, unknown> | null> {
+  const answer = await elicit(message, requestedSchema);
+  return answer.action === "accept" ? answer.content ?? {} : null;
+}
+
+/** Asks the client's model (MCP sampling): the CreateMessageResult. */
+export async function sample(params: Record<string, unknown>): Promise<unknown> {
+  const request = { method: "sampling/createMessage", params };
+  const key = keyOf("sample", request);
+  return (await input({ [key]: request }))[key];
+}
+
+/** The client's roots (MCP roots/list). */
+export async function listRoots(): Promise<unknown[]> {
+  const answer = (await input({ roots: { method: "roots/list", params: {} } })).roots as { roots?: unknown[] };
+  return answer.roots ?? [];
+}
+
+/** Whether the MCP client declared it can answer this kind of question. */
+export function clientSupports(capability: string): boolean {
+  const raw = param(INPUT_PARAM) as InputData | undefined;
+  return typeof raw === "object" && raw !== null && I.ArrayIsArray(raw.capabilities) && raw.capabilities.includes(capability);
 }

@@ -13,7 +13,8 @@ import type { ToolRunner } from "../tools/tool-runner.ts";
 import { assertJsonDepth } from "../validation/json-depth.ts";
 import { validateArguments } from "../validation/json-schema.ts";
 import type { ToolResolver } from "./resolver.ts";
-import { ERROR_CODE_META, thrownResult } from "./results.ts";
+import { isInputNeeded } from "./input-rounds.ts";
+import { ERROR_CODE_META, errorResult, thrownResult, WHERE_META } from "./results.ts";
 import { runTool } from "./run-tool.ts";
 import { invalidParams, ProtocolError } from "./protocol-error.ts";
 import type { CallToolResult } from "./sdk.ts";
@@ -61,9 +62,11 @@ export function createCallTool(deps: CallDeps): CallToolFn {
       assertJsonDepth(given, `arguments of "${name}"`);
       args = validateArguments(schemaOf(deps, tool), given, name);
     } catch (error) {
+      // A tool result, not a protocol error (SEP-1303): the model reads it and corrects its call.
       const known = error instanceof KnotError ? error : new KnotError("INVALID_ARGUMENT", `arguments of "${name}" are invalid`);
       await audit(String(known.code), given, masked);
-      throw invalidParams(known.message, String(known.code), known.detail.where);
+      const result = errorResult(String(known.code), known.message);
+      return known.detail.where === undefined ? result : { ...result, _meta: { ...result._meta, [WHERE_META]: known.detail.where } };
     }
 
     let outcome: { result: CallToolResult; summary?: unknown };
@@ -73,6 +76,11 @@ export function createCallTool(deps: CallDeps): CallToolFn {
       // A nested protocol error (execute_tool naming an unknown tool or passing bad arguments).
       if (error instanceof ProtocolError) {
         await audit(error.data.code, args, masked);
+        throw error;
+      }
+      // The tool asked the client something: this round ends; the next one runs it again with the answer.
+      if (isInputNeeded(error)) {
+        await audit("INPUT_REQUIRED", args, masked);
         throw error;
       }
       deps.logger.error("mcp tool call failed", { tool: name, requestId: ctx.requestId, error });

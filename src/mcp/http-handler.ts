@@ -1,5 +1,7 @@
 /**
- * `/mcp` over Streamable HTTP. Threats: DNS rebinding from a browser, anonymous callers, callers
+ * `/mcp` over Streamable HTTP, both revisions: a request carrying the 2026-07-28 `_meta` envelope
+ * goes to the SDK's stateless per-request handler (any instance can answer it); anything else is
+ * 2025-11-25 and keeps today's sessions (or stateless serving, `[mcp] stateless = true`). Threats: DNS rebinding from a browser, anonymous callers, callers
  * without the MCP permission, and a session id used with another user's token. Guarantees, in
  * order, before the SDK sees a byte: Host/Origin checked; a valid bearer token (401 with
  * `WWW-Authenticate` otherwise; loopback tokens are not accepted here); `knot.mcp` held (admins
@@ -11,10 +13,12 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuditLog } from "../audit/audit-log.ts";
 import { bearerFrom, type Authenticator } from "../auth/authenticate.ts";
 import type { Principal } from "../identity/principal.ts";
+import type { Cors } from "./cors.ts";
 import type { HostCheck } from "./host-check.ts";
 import { auditRefusedCalls, isInitialize, rpcError, UNREADABLE } from "./http-replies.ts";
 import { readLimitedMcpBody } from "./request-limits.ts";
-import { StreamableHTTPServerTransport, type AuthInfo, type Server } from "./sdk.ts";
+import { isLegacyRequest, StreamableHTTPServerTransport, toWebRequest, type AuthInfo, type Server } from "./sdk.ts";
+import { setAsideBadArguments, type SetAside } from "./set-aside.ts";
 import type { SessionRegistry } from "./sessions.ts";
 import { mcpRefusal } from "./tool-gates.ts";
 
@@ -27,15 +31,22 @@ export interface HttpHandlerDeps {
   readonly maxBodyBytes: number;
   /** The 401's `WWW-Authenticate` value (src/oauth/www-authenticate.ts). */
   challenge(tokenPresented: boolean): string;
+  readonly cors?: Cors;
   /** A fresh SDK server whose handlers read the principal from `authInfo.extra` (see authInfoFor). */
   newServer(stateful: boolean): Server;
+  /** The 2026-07-28 handler of this user (each user's subscription streams hear only their own changes). */
+  modernFor(userId: string): ModernHandler;
 }
+
+export type ModernHandler = (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, body: unknown) => Promise<void>;
 
 /** What each HTTP request hands the SDK handlers. */
 export interface RequestAuth {
   readonly principal: Principal;
   readonly requestId: string;
   readonly closed: AbortSignal;
+  /** Non-object `arguments` of this request's tool calls, by JSON-RPC id (see set-aside.ts). */
+  readonly setAside: SetAside;
 }
 
 export type McpHttpHandler = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<boolean>;
@@ -44,6 +55,12 @@ export function createMcpHttpHandler(deps: HttpHandlerDeps): McpHttpHandler {
   return async function handleMcp(req, res, requestId) {
     const path = (req.url ?? "/").split("?")[0];
     if (path !== "/mcp") return false;
+    // A CORS preflight carries no token: answered before authentication (it grants nothing by itself).
+    if (req.method === "OPTIONS" && deps.cors) {
+      deps.cors.preflight(req, res);
+      return true;
+    }
+    deps.cors?.decorate(req, res);
     const refusedHost = deps.hostCheck(req);
     if (refusedHost) {
       rpcError(res, 403, "HOST_NOT_ALLOWED", refusedHost);
@@ -55,7 +72,7 @@ export function createMcpHttpHandler(deps: HttpHandlerDeps): McpHttpHandler {
       rpcError(res, 401, "UNAUTHENTICATED", "a valid bearer token is required", { "www-authenticate": deps.challenge(bearer !== null) });
       return true;
     }
-    const body = req.method === "POST" ? await readLimitedMcpBody(req, res, deps.maxBodyBytes) : undefined;
+    let body = req.method === "POST" ? await readLimitedMcpBody(req, res, deps.maxBodyBytes) : undefined;
     if (body === UNREADABLE) return true;
     const refused = mcpRefusal(principal);
     if (refused) {
@@ -63,19 +80,25 @@ export function createMcpHttpHandler(deps: HttpHandlerDeps): McpHttpHandler {
       rpcError(res, 403, "PERMISSION_DENIED", `permission denied: ${refused.detail}`);
       return true;
     }
-    (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(principal, requestId, res);
+    const setAside: SetAside = new Map();
+    body = setAsideBadArguments(body, setAside);
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(principal, requestId, res, setAside);
+    if (req.method === "POST" && (await isModern(req, body))) {
+      await deps.modernFor(principal.user.id)(req, res, body);
+      return true;
+    }
     if (deps.stateless) await serveStateless(deps, req, res, body);
     else await serveStateful(deps, req, res, body, principal, requestId);
     return true;
   };
 }
 
-function authInfoFor(principal: Principal, requestId: string, res: ServerResponse): AuthInfo {
+function authInfoFor(principal: Principal, requestId: string, res: ServerResponse, setAside: SetAside): AuthInfo {
   const closed = new AbortController();
   res.once("close", () => {
     if (!res.writableFinished) closed.abort();
   });
-  const extra: RequestAuth = { principal, requestId, closed: closed.signal };
+  const extra: RequestAuth = { principal, requestId, closed: closed.signal, setAside };
   return { token: principal.tokenId ?? "", clientId: principal.user.id, scopes: [], extra: extra as unknown as Record<string, unknown> };
 }
 
@@ -117,4 +140,21 @@ async function serveStateless(deps: HttpHandlerDeps, req: IncomingMessage, res: 
   res.once("close", () => void server.close().catch(() => {}));
   await server.connect(transport);
   await transport.handleRequest(req, res, body);
+}
+
+const ENVELOPE_CLAIM = "io.modelcontextprotocol/protocolVersion";
+
+/**
+ * Whether the SDK's modern (2026-07-28) path answers this POST. The two certain cases are decided
+ * here without building a web Request (a hot path): an envelope claim in `_meta` is modern; no
+ * claim and no (or a pre-2026) MCP-Protocol-Version header is 2025. Anything else asks the SDK's own classifier.
+ */
+async function isModern(req: IncomingMessage, body: unknown): Promise<boolean> {
+  const first = Array.isArray(body) ? body[0] : body;
+  const meta = (first as { params?: { _meta?: Record<string, unknown> } } | undefined)?.params?._meta;
+  if (!Array.isArray(body) && typeof meta === "object" && meta !== null && Object.hasOwn(meta, ENVELOPE_CLAIM)) return true;
+  const header = req.headers["mcp-protocol-version"];
+  // Dated revisions sort as text: one before 2026-07-28 without a claim is 2025-era.
+  if (!Array.isArray(body) && meta?.[ENVELOPE_CLAIM] === undefined && (header === undefined || (typeof header === "string" && /^\d{4}-\d{2}-\d{2}$/.test(header.trim()) && header.trim() < "2026-07-28"))) return false;
+  return !(await isLegacyRequest(await toWebRequest(req, body), body));
 }

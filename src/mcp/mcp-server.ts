@@ -1,8 +1,11 @@
 /**
- * One low-level SDK `Server` (per HTTP session, per stateless request, or for stdio). It answers
- * `tools/list` and `tools/call` for whoever the current request authenticated as, forwards a running
- * tool's progress and log events as notifications, and lets nothing but a deliberate protocol error
- * leave a handler (anything else becomes "internal error"; the detail goes to the host log).
+ * One low-level SDK `Server`: per 2025 HTTP session, per 2026 request (or 2025 stateless request),
+ * or per stdio connection. It answers `tools/list` and `tools/call` for whoever the current request
+ * authenticated as, forwards a running tool's progress and log events as notifications (logs only
+ * at or above the level the client asked for: `logging/setLevel` in 2025, `_meta` logLevel in 2026;
+ * none when it asked for none), turns a tool's questions into an input-required result (the SDK
+ * makes that real elicitation/sampling requests for 2025 clients), and lets nothing but a
+ * deliberate protocol error leave a handler ("internal error" otherwise; the detail goes to the log).
  */
 import { randomUUID } from "node:crypto";
 import type { RunEvent } from "../../sandbox/protocol.ts";
@@ -12,12 +15,14 @@ import type { Logger } from "../log.ts";
 import type { ToolRunner } from "../tools/tool-runner.ts";
 import { RUNTIME_VERSION } from "../version.ts";
 import type { CallToolFn } from "./call-tool.ts";
+import { isInputNeeded, openRound, type InputRound } from "./input-rounds.ts";
 import { toMcpTool } from "./listing.ts";
 import { ProtocolError } from "./protocol-error.ts";
+import type { StateCodec } from "./request-state.ts";
 import type { ToolResolver } from "./resolver.ts";
 import {
-  CallToolRequestSchema, CreateMessageResultSchema, ElicitResultSchema, ErrorCode, ListToolsRequestSchema, McpError, Server, SetLevelRequestSchema,
-  type LoggingLevel, type RequestExtra,
+  ErrorCode, inputRequired, LOG_LEVEL_META_KEY, SdkProtocolError, Server,
+  type CallToolResult, type InputRequiredResult, type LoggingLevel, type ServerContext,
 } from "./sdk.ts";
 import type { CallContext } from "./tool-types.ts";
 
@@ -26,20 +31,20 @@ export interface ServerCore {
   readonly runner: ToolRunner;
   readonly callTool: CallToolFn;
   readonly logger: Logger;
+  readonly state: StateCodec;
 }
 
 export interface ConnectionOptions {
   /** The caller of one request: HTTP answers the request's authenticated principal; stdio re-reads its user. */
-  principalOf(extra: RequestExtra): Promise<Principal>;
+  principalOf(ctx: ServerContext): Promise<Principal>;
   /** Aborted when the HTTP request carrying the call goes away. */
-  requestSignal?(extra: RequestExtra): AbortSignal | undefined;
+  requestSignal?(ctx: ServerContext): AbortSignal | undefined;
   /** The host's request id for logs and the audit log. */
-  requestIdOf?(extra: RequestExtra): string | undefined;
-  /**
-   * A live connection (a stateful session or stdio): it can receive `notifications/tools/list_changed`
-   * and answer requests a tool sends the client (sampling, elicitation). Stateless requests cannot.
-   */
-  readonly stateful: boolean;
+  requestIdOf?(ctx: ServerContext): string | undefined;
+  /** The original `arguments` of a call whose arguments were not an object (see set-aside.ts). */
+  setAside?(ctx: ServerContext): unknown;
+  /** Whether clients can be told the tool list changed (a 2025 session, stdio, or a 2026 subscription). */
+  readonly listChanged: boolean;
 }
 
 const INSTRUCTIONS = "knot-tools: tools from installed plugins and sandboxed user tools. Use tool_search to find tools by words, execute_tool to call one by name.";
@@ -49,51 +54,78 @@ const LEVELS: Record<string, LoggingLevel> = { debug: "debug", info: "info", war
 export function createMcpServer(core: ServerCore, options: ConnectionOptions): Server {
   const server = new Server(
     { name: "knot-tools", version: RUNTIME_VERSION },
-    { capabilities: { tools: { listChanged: options.stateful }, logging: {} }, instructions: INSTRUCTIONS },
+    {
+      // Prompts and resources: none are offered; the empty lists carry 2026 caching hints like tools/list.
+      capabilities: { tools: { listChanged: options.listChanged }, logging: {}, prompts: {}, resources: {} }, instructions: INSTRUCTIONS,
+      // Runs before the handler on every round that echoes a state: a changed or expired one is refused.
+      requestState: { verify: (state, ctx) => core.state.open(state, ctx) },
+    },
   );
-  let minLevel: LoggingLevel = "debug";
+  let sessionLevel: LoggingLevel | null = null;
   const guarded = <A extends unknown[], R>(what: string, handler: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
     try {
       return await handler(...args);
     } catch (error) {
-      if (error instanceof ProtocolError || error instanceof McpError) throw error;
-      if (error instanceof KnotError) throw new ProtocolError(ErrorCode.InvalidRequest, error.message, { code: String(error.code) });
+      if (error instanceof ProtocolError) throw new SdkProtocolError(error.code, error.message, error.data);
+      if (error instanceof SdkProtocolError) throw error;
+      if (error instanceof KnotError) throw new SdkProtocolError(ErrorCode.InvalidRequest, error.message, { code: String(error.code) });
       core.logger.error(`mcp ${what} failed`, { error });
-      throw new ProtocolError(ErrorCode.InternalError, "internal error", { code: "INTERNAL" });
+      throw new SdkProtocolError(ErrorCode.InternalError, "internal error", { code: "INTERNAL" });
     }
   };
 
-  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
-    minLevel = request.params.level;
+  server.setRequestHandler("logging/setLevel", async (request) => {
+    sessionLevel = request.params.level;
     return {};
   });
-  server.setRequestHandler(ListToolsRequestSchema, guarded("tools/list", async (_request: unknown, rawExtra: unknown) => {
-    const principal = await options.principalOf(rawExtra as RequestExtra);
+  server.setRequestHandler("prompts/list", async () => ({ prompts: [] }));
+  server.setRequestHandler("resources/list", async () => ({ resources: [] }));
+  server.setRequestHandler("resources/templates/list", async () => ({ resourceTemplates: [] }));
+  server.setRequestHandler("tools/list", guarded("tools/list", async (_request: unknown, ctx: ServerContext) => {
+    const principal = await options.principalOf(ctx);
     return { tools: (await core.resolver.list(principal)).map((tool) => toMcpTool(tool, core.runner)) };
   }));
-  server.setRequestHandler(CallToolRequestSchema, guarded("tools/call", async (request: { params: { name: string; arguments?: unknown } }, rawExtra: unknown) => {
-    const extra = rawExtra as RequestExtra;
-    const principal = await options.principalOf(extra);
+  server.setRequestHandler("tools/call", guarded("tools/call", async (request: { params: { name: string; arguments?: unknown } }, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
+    const principal = await options.principalOf(ctx);
+    const name = request.params.name;
     const client = server.getClientVersion();
-    const requestSignal = options.requestSignal?.(extra);
-    const ctx: CallContext = {
+    const requestSignal = options.requestSignal?.(ctx);
+    const input = openRound({
+      user: principal.user.id, tool: name, state: ctx.mcpReq.requestState(), responses: ctx.mcpReq.inputResponses, capabilities: server.getClientCapabilities(),
+    });
+    const envelopeLevel = ctx.mcpReq.envelope?.[LOG_LEVEL_META_KEY as never] as LoggingLevel | undefined;
+    const modern = ctx.mcpReq.envelope !== undefined;
+    const call: CallContext = {
       principal,
-      signal: requestSignal ? AbortSignal.any([extra.signal, requestSignal]) : extra.signal,
-      requestId: options.requestIdOf?.(extra) ?? randomUUID(),
+      signal: requestSignal ? AbortSignal.any([ctx.mcpReq.signal, requestSignal]) : ctx.mcpReq.signal,
+      requestId: options.requestIdOf?.(ctx) ?? randomUUID(),
       client: client ? `${client.name}/${client.version}` : null,
-      emit: notifier(extra, request.params.name, () => minLevel),
-      ask: options.stateful ? asker(server, extra) : null,
+      emit: notifier(ctx, name, () => (modern ? envelopeLevel ?? null : sessionLevel)),
+      input,
       depth: 0,
     };
-    return core.callTool(ctx, request.params.name, request.params.arguments);
+    try {
+      // `arguments` the transport set aside (not an object) reach call-tool, which answers INVALID_ARGUMENT.
+      const args = options.setAside?.(ctx) ?? request.params.arguments;
+      return await core.callTool(call, name, args);
+    } catch (error) {
+      if (!isInputNeeded(error)) throw error;
+      return askClient(core, principal.user.id, name, input, error.requests);
+    }
   }));
   return server;
 }
 
-/** Progress (only when the request carried a progress token) and log lines, on the request's own stream. */
-function notifier(extra: RequestExtra, tool: string, minLevel: () => LoggingLevel): (event: RunEvent) => void {
-  const progressToken = extra._meta?.progressToken;
-  const send = (method: string, params: Record<string, unknown>) => void extra.sendNotification({ method, params }).catch(() => {});
+/** The input-required result: what to ask, and the sealed answers so far. */
+async function askClient(core: ServerCore, user: string, tool: string, input: InputRound, requests: Readonly<Record<string, { method: string; params: Record<string, unknown> }>>): Promise<InputRequiredResult> {
+  const requestState = await core.state.seal({ user, tool, answers: { ...input.answers }, pending: Object.keys(requests) });
+  return inputRequired({ inputRequests: requests as never, requestState });
+}
+
+/** Progress (only when the request carried a progress token) and log lines at or above the asked level, on the request's own stream. */
+function notifier(ctx: ServerContext, tool: string, minLevel: () => LoggingLevel | null): (event: RunEvent) => void {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  const send = (method: string, params: Record<string, unknown>) => void ctx.mcpReq.notify({ method, params } as never).catch(() => {});
   return (event) => {
     if (event.type === "progress") {
       if (progressToken === undefined) return;
@@ -104,17 +136,8 @@ function notifier(extra: RequestExtra, tool: string, minLevel: () => LoggingLeve
       return;
     }
     const level = LEVELS[event.level] ?? "info";
-    if (SEVERITY.indexOf(level) < SEVERITY.indexOf(minLevel())) return;
+    const threshold = minLevel();
+    if (threshold === null || SEVERITY.indexOf(level) < SEVERITY.indexOf(threshold)) return;
     send("notifications/message", { level, logger: tool, data: event.message });
-  };
-}
-
-/** Requests to the client in relation to the running call, refused when the client did not declare the capability. */
-function asker(server: Server, extra: RequestExtra): CallContext["ask"] {
-  return async (method, params) => {
-    const capabilities = server.getClientCapabilities() ?? {};
-    const supported = method === "sampling/createMessage" ? capabilities.sampling : capabilities.elicitation;
-    if (!supported) throw new KnotError("BAD_REQUEST", `the MCP client does not support ${method === "sampling/createMessage" ? "sampling" : "elicitation"}`);
-    return extra.sendRequest({ method, params }, (method === "sampling/createMessage" ? CreateMessageResultSchema : ElicitResultSchema) as never);
   };
 }

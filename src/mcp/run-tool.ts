@@ -1,12 +1,13 @@
 /**
  * Runs a resolved, validated tool and answers its MCP result. Plugin tools run in the pool with
  * `request.method = "CALL"` and the `knot:tool` context (the pool applies the handler deadline);
- * user tools run in the sandbox as the caller with a deadline and the client's cancellation wired
+ * user tools run in the sandbox as the caller (their questions, see input-rounds.ts, end the run) with a deadline and the client's cancellation wired
  * to the run's abort signal, so a cancelled or overdue run is stopped (its isolate disposed).
  */
 import { KnotError } from "../errors.ts";
 import { createToolState } from "../plugins/tool-state.ts";
 import type { CallDeps } from "./call-tool.ts";
+import { GUEST_INPUT_PARAM, guestInput, guestQuestions, isInputNeeded } from "./input-rounds.ts";
 import { errorResult, summaryValue, thrownResult, toolResult } from "./results.ts";
 import type { CallToolResult } from "./sdk.ts";
 import type { CallContext, CandidateTool } from "./tool-types.ts";
@@ -23,7 +24,7 @@ export async function runTool(deps: CallDeps, ctx: CallContext, tool: CandidateT
       try {
         return { result: await tool.boot.run(ctx, args) };
       } catch (error) {
-        if (!(error instanceof KnotError)) throw error;
+        if (!(error instanceof KnotError) || isInputNeeded(error)) throw error;
         return { result: thrownResult(error) };
       }
     case "plugin": return runPluginTool(deps, ctx, tool, args);
@@ -33,13 +34,14 @@ export async function runTool(deps: CallDeps, ctx: CallContext, tool: CandidateT
 
 async function runPluginTool(deps: CallDeps, ctx: CallContext, tool: Extract<CandidateTool, { kind: "plugin" }>, args: Record<string, unknown>): Promise<RunResult> {
   const { plugin, fn, decl } = tool.plugin;
-  const state = createToolState(args, ctx.emit, ctx.ask);
+  const state = createToolState(args, ctx.emit, ctx.input);
   try {
     const result = await untilAborted(deps.pool.invoke(plugin, fn, `/mcp/tools/${decl.name}`, {
       principal: ctx.principal, method: "CALL", params: args, requestId: ctx.requestId, tool: state,
     }), ctx.signal);
     return { result: toolResult(result), summary: summaryValue(result) };
   } catch (error) {
+    if (isInputNeeded(error)) throw error;
     return { result: thrownResult(error) };
   }
 }
@@ -48,15 +50,20 @@ async function runUserTool(deps: CallDeps, ctx: CallContext, tool: Extract<Candi
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), deps.deadlineMs);
   try {
-    const outcome = await deps.runner.run(ctx.principal, tool.user, args, {
+    // The answers so far ride in a reserved argument; a run that needs more ends with the questions.
+    const params = ctx.input ? { ...args, [GUEST_INPUT_PARAM]: guestInput(ctx.input) } : args;
+    const outcome = await deps.runner.run(ctx.principal, tool.user, params, {
       signal: AbortSignal.any([ctx.signal, deadline.signal]), onEvent: ctx.emit, requestId: ctx.requestId, validated: true,
     });
+    const asked = outcome.ok && ctx.input ? guestQuestions(outcome.result) : null;
+    if (asked) ctx.input!.take(asked);
     if (outcome.ok) return { result: toolResult(outcome.result), summary: summaryValue(outcome.result) };
     if (deadline.signal.aborted && !ctx.signal.aborted) {
       return { result: errorResult("TOOL_TIMEOUT", `the call did not finish within its ${deps.deadlineMs} ms deadline`) };
     }
     return { result: errorResult(outcome.error.code, outcome.error.message) };
   } catch (error) {
+    if (isInputNeeded(error)) throw error;
     if (!(error instanceof KnotError)) deps.logger.error("user tool run failed", { tool: tool.name, requestId: ctx.requestId, error });
     return { result: thrownResult(error) };
   } finally {

@@ -1,37 +1,21 @@
 /**
- * The one place the MCP SDK enters the host. We use its low-level `Server` (its `McpServer` only
- * takes zod schemas and cannot list tools per user), its Streamable HTTP and stdio transports, and
- * its wire schemas. Everything else in src/mcp imports from here.
+ * The one place the MCP SDK enters the host: the official TypeScript SDK v2
+ * (`@modelcontextprotocol/server` and its Node adapter `@modelcontextprotocol/node`), which speaks
+ * both 2025-11-25 (initialize, sessions) and 2026-07-28 (stateless, per-request `_meta`). We use
+ * its low-level `Server` (its `McpServer` keeps a static tool registry; our tools are per user), its
+ * per-request modern handler, its Streamable HTTP transport for 2025 sessions, its stdio entry,
+ * and its wire types. Everything else in src/mcp imports from here.
  */
 // The low-level Server is marked deprecated in favour of McpServer; we need it for per-user listing.
-export { Server } from "@modelcontextprotocol/sdk/server/index.js";
-export { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-export { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 export {
-  CallToolRequestSchema,
-  CreateMessageResultSchema,
-  ElicitResultSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  SetLevelRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+  Server, ProtocolError as SdkProtocolError, ProtocolErrorCode as ErrorCode, createMcpHandler, isLegacyRequest, inputRequired,
+  InMemoryServerEventBus, createRequestStateCodec, LATEST_PROTOCOL_VERSION, LOG_LEVEL_META_KEY, CLIENT_CAPABILITIES_META_KEY,
+  MissingRequiredClientCapabilityError,
+} from "@modelcontextprotocol/server";
+export { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+export { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport, toNodeHandler, toWebRequest } from "@modelcontextprotocol/node";
 export type {
-  CallToolResult,
-  ContentBlock as McpContentBlock,
-  LoggingLevel,
-  Tool as McpTool,
-  ToolAnnotations,
-} from "@modelcontextprotocol/sdk/types.js";
-export type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
-
-/** The fields of the SDK's per-request `extra` that our handlers use. */
-export interface RequestExtra {
-  readonly signal: AbortSignal;
-  readonly sessionId?: string | undefined;
-  readonly authInfo?: { readonly extra?: Record<string, unknown> } | undefined;
-  readonly _meta?: { readonly progressToken?: string | number } & Record<string, unknown>;
-  readonly requestId: string | number;
-  sendNotification(notification: { method: string; params?: Record<string, unknown> }): Promise<void>;
-  sendRequest(request: { method: string; params?: Record<string, unknown> }, schema: never, options?: unknown): Promise<unknown>;
-}
+  AuthInfo, CallToolResult, ClientCapabilities, ContentBlock as McpContentBlock, InputRequiredResult, InputRequests, LoggingLevel,
+  McpHttpHandler as SdkHttpHandler, McpRequestContext, ServerContext, ServerEvent, ServerEventBus, Tool as McpTool, ToolAnnotations, Transport,
+  JSONRPCMessage,
+} from "@modelcontextprotocol/server";

@@ -1,6 +1,7 @@
 /**
  * The MCP surface, assembled once by the app: the resolver, the call path, the `/mcp` HTTP handler
- * (stateful sessions or stateless) and stdio connections, plus `notifyToolsChanged` for the places
+ * (2026-07-28 stateless requests; 2025-11-25 sessions or stateless) and stdio connections (either
+ * revision, chosen by the client's first message), plus `notifyToolsChanged` for the places
  * that change what a user may see (user tools saved or deleted, grants changed).
  */
 import type { Readable, Writable } from "node:stream";
@@ -10,13 +11,19 @@ import type { Services } from "../services.ts";
 import type { UserToolRecord } from "../store/store.ts";
 import { createBootTools, type BootToolHost } from "./boot-tools.ts";
 import { createCallTool } from "./call-tool.ts";
+import { createChangeBus, type ChangeBus } from "./change-bus.ts";
+import { createCors } from "./cors.ts";
 import { createHostCheck } from "./host-check.ts";
 import { createMcpHttpHandler, type McpHttpHandler, type RequestAuth } from "./http-handler.ts";
 import { toMcpTool } from "./listing.ts";
 import { createMcpServer, type ConnectionOptions, type ServerCore } from "./mcp-server.ts";
 import { createToolResolver, type ToolResolver } from "./resolver.ts";
 import { ProtocolError } from "./protocol-error.ts";
-import { ErrorCode, StdioServerTransport, type RequestExtra, type Server } from "./sdk.ts";
+import { createModernHandlers } from "./modern-handlers.ts";
+import { createStateCodec } from "./request-state.ts";
+import { ErrorCode, type Server, type ServerContext } from "./sdk.ts";
+import type { SetAside } from "./set-aside.ts";
+import { serveStdioAs } from "./stdio.ts";
 import { createSessionRegistry, type SessionRegistry } from "./sessions.ts";
 import { mcpRefusal } from "./tool-gates.ts";
 
@@ -27,8 +34,10 @@ export interface McpSurface {
   readonly handleHttp: McpHttpHandler;
   /** Serves one MCP client over stdio (default: this process's stdin/stdout) acting as the user. */
   connectStdio(userId: string, streams?: { input: Readable; output: Writable }): Promise<{ readonly closed: Promise<void>; close(): Promise<void> }>;
-  /** Sends `notifications/tools/list_changed` to the open connections of these users (all when omitted). */
+  /** Sends `notifications/tools/list_changed` to the open connections of these users (all when omitted), on every instance. */
   notifyToolsChanged(userIds?: readonly string[]): void;
+  /** Joins the other instances on the same PostgreSQL database (LISTEN/NOTIFY); nothing on SQLite. */
+  startChangeBus(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -45,27 +54,38 @@ export function createMcpSurface(services: Services): McpSurface {
     }),
     call: callTool,
   };
-  const core: ServerCore = { resolver, runner, callTool, logger };
+  const core: ServerCore = { resolver, runner, callTool, logger, state: createStateCodec(services.store) };
   const sessions = createSessionRegistry();
-  const stdio = new Set<{ userId: string; server: Server }>();
+  const stdio = new Set<{ userId: string; server: () => Server | null }>();
 
-  const fromRequest = (extra: RequestExtra): RequestAuth => {
-    const info = extra.authInfo?.extra as RequestAuth | undefined;
+  const fromRequest = (ctx: ServerContext): RequestAuth => {
+    const info = ctx.http?.authInfo?.extra as RequestAuth | undefined;
     if (!info?.principal) throw new ProtocolError(ErrorCode.InvalidRequest, "unauthenticated", { code: "UNAUTHENTICATED" });
     return info;
   };
-  const httpOptions = (stateful: boolean): ConnectionOptions => ({
-    stateful,
-    principalOf: async (extra) => fromRequest(extra).principal,
-    requestSignal: (extra) => fromRequest(extra).closed,
-    requestIdOf: (extra) => fromRequest(extra).requestId,
+  const httpOptions = (listChanged: boolean): ConnectionOptions => ({
+    listChanged,
+    principalOf: async (ctx) => fromRequest(ctx).principal,
+    requestSignal: (ctx) => fromRequest(ctx).closed,
+    requestIdOf: (ctx) => fromRequest(ctx).requestId,
+    setAside: (ctx) => fromRequest(ctx).setAside.get(ctx.mcpReq.id),
   });
+  const modern = createModernHandlers(() => createMcpServer(core, httpOptions(true)), config.maxBodyBytes, logger);
 
   const handleHttp = createMcpHttpHandler({
     auth, audit, sessions, stateless: config.mcp.stateless, maxBodyBytes: config.maxBodyBytes, challenge: services.oauth.challenge,
-    hostCheck: createHostCheck(config.mcp.allowedHosts),
+    hostCheck: createHostCheck(config.mcp.allowedHosts, config.mcp.corsOrigins), cors: createCors(config.mcp.corsOrigins ?? []),
     newServer: (stateful) => createMcpServer(core, httpOptions(stateful)),
+    modernFor: (userId) => modern.of(userId),
   });
+
+  let bus: ChangeBus | null = null;
+  const deliverLocally = (userIds?: readonly string[]) => {
+    const wanted = userIds ? new Set(userIds) : null;
+    const servers = [...sessions.of(userIds).map((s) => s.server), ...[...stdio].filter((c) => !wanted || wanted.has(c.userId)).map((c) => c.server())];
+    for (const server of servers) void server?.sendToolListChanged().catch(() => {});
+    modern.notify(userIds);
+  };
 
   const stdioPrincipal = async (userId: string): Promise<Principal> => {
     const principal = await auth.principalFor(userId, "cli");
@@ -79,26 +99,32 @@ export function createMcpSurface(services: Services): McpSurface {
     resolver, sessions, handleHttp,
     async connectStdio(userId, streams) {
       await stdioPrincipal(userId);
-      const server = createMcpServer(core, { stateful: true, principalOf: () => stdioPrincipal(userId) });
-      const entry = { userId, server };
-      const closed = new Promise<void>((resolve) => {
-        server.onclose = () => {
-          stdio.delete(entry);
-          resolve();
-        };
-      });
-      await server.connect(streams ? new StdioServerTransport(streams.input, streams.output) : new StdioServerTransport());
+      const setAside: SetAside = new Map();
+      const connection = serveStdioAs((setAsideInto) => createMcpServer(core, {
+        listChanged: true, principalOf: () => stdioPrincipal(userId),
+        setAside: (ctx) => {
+          const args = setAsideInto.get(ctx.mcpReq.id);
+          setAsideInto.delete(ctx.mcpReq.id);
+          return args;
+        },
+      }), streams, logger, setAside);
+      const entry = { userId, server: connection.server };
       stdio.add(entry);
-      return { closed, close: () => server.close() };
+      void connection.closed.then(() => stdio.delete(entry));
+      return connection;
     },
     notifyToolsChanged(userIds) {
-      const wanted = userIds ? new Set(userIds) : null;
-      const servers = [...sessions.of(userIds).map((s) => s.server), ...[...stdio].filter((c) => !wanted || wanted.has(c.userId)).map((c) => c.server)];
-      for (const server of servers) void server.sendToolListChanged().catch(() => {});
+      deliverLocally(userIds);
+      bus?.publish(userIds);
+    },
+    async startChangeBus() {
+      bus = await createChangeBus(config.database, deliverLocally, logger);
     },
     async close() {
+      await bus?.close();
       await sessions.closeAll();
-      await Promise.allSettled([...stdio].map((c) => c.server.close()));
+      await modern.close();
+      await Promise.allSettled([...stdio].map((c) => c.server()?.close()));
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Principal } from "../identity/principal.ts";
 import type { JsonSchemaObject, ParameterDecl } from "../plugins/manifest-types.ts";
 import type { ResolvedMcpTool } from "../plugins/registry.ts";
 import type { UserToolRecord } from "../store/store.ts";
+import type { InputRound } from "./input-rounds.ts";
 import type { CallToolResult } from "./sdk.ts";
 
 /** Why a tool is not visible to a caller (the visibility report's words). */
@@ -20,12 +21,12 @@ export interface CallContext {
   /** Aborted on client cancellation or when the HTTP request goes away. */
   readonly signal: AbortSignal;
   readonly requestId: string | null;
-  /** `name/version` of the MCP client, from initialize; null when unknown (stateless mode). */
+  /** `name/version` of the MCP client (initialize, or 2026 `_meta` clientInfo); null when unknown. */
   readonly client: string | null;
   /** Progress and log events from the running tool, forwarded as MCP notifications. */
   readonly emit: (event: RunEvent) => void;
-  /** Asks the client something (sampling, elicitation) in relation to this call; null when impossible. */
-  readonly ask: ((method: "sampling/createMessage" | "elicitation/create", params: Record<string, unknown>) => Promise<unknown>) | null;
+  /** This round's answers to what the tool asks (elicitation, sampling, roots); null outside an MCP call. */
+  readonly input: InputRound | null;
   /** Nesting depth (execute_tool calls one level down). */
   readonly depth: number;
 }

@@ -1,18 +1,17 @@
 import type { RunEvent, ToolResult } from "../../sandbox/protocol.ts";
+import type { InputRound } from "../mcp/input-rounds.ts";
 
 /** The `knot:tool` context of one plugin tool call: its arguments and what it answered. */
 export interface ToolState {
   readonly args: Readonly<Record<string, unknown>>;
   result: ToolResult | null;
   readonly emit: ((event: RunEvent) => void) | null;
-  /** Asks the MCP client (sampling, elicitation) during an MCP call on a live session; null otherwise. */
-  readonly ask: ToolAsk | null;
+  /** The answers of this MCP call's input rounds (`ask()`, `elicit()`, `sample()`); null outside an MCP call. */
+  readonly input: InputRound | null;
 }
 
-export type ToolAsk = (method: "sampling/createMessage" | "elicitation/create", params: Record<string, unknown>) => Promise<unknown>;
-
-export function createToolState(args: Record<string, unknown>, emit: ToolState["emit"] = null, ask: ToolAsk | null = null): ToolState {
-  return { args: Object.freeze({ ...args }), result: null, emit, ask };
+export function createToolState(args: Record<string, unknown>, emit: ToolState["emit"] = null, input: InputRound | null = null): ToolState {
+  return { args: Object.freeze({ ...args }), result: null, emit, input };
 }
 
 /**

@@ -37,6 +37,12 @@ export const KNOT_MODULE_DOCS: readonly EditorModule[] = Object.freeze([
       { name: "returnError", detail: "(message) → never", info: "Ends the run with an error the caller sees (TOOL_ERROR)." },
       { name: "progress", detail: "(done, total?, message?)", info: "Reports progress; shown in the run panel and sent to MCP clients." },
       { name: "log", detail: "(level, message)", info: "Writes to the run's log (debug, info, warn or error)." },
+      { name: "ask", detail: "async (message, schema) → object | null", info: "Asks the person behind the MCP client (elicitation); the run ends and runs again, from the start, with the answer. null when declined." },
+      { name: "elicit", detail: "async (message, schema) → { action, content? }", info: "Like ask(), answering the client's whole reply." },
+      { name: "sample", detail: "async (params) → result", info: "Asks the MCP client's model (sampling); the run runs again with the answer." },
+      { name: "listRoots", detail: "async () → roots", info: "The MCP client's roots." },
+      { name: "input", detail: "async ({ key: { method, params } }) → answers", info: "Several questions at once (elicitation/create, sampling/createMessage, roots/list)." },
+      { name: "clientSupports", detail: "(capability) → boolean", info: "Whether the MCP client declared elicitation, sampling or roots." },
     ],
   },
   {

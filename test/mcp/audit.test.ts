@@ -50,7 +50,7 @@ describe("MCP audit log", () => {
     await client.callTool({ name: "login", arguments: { email: "alice@example.com", password: "other-password" } });
     await client.callTool({ name: "check_key", arguments: { apiKey: "sk-live-123" } });
     await client.callTool({ name: "kaboom", arguments: {} });
-    await assert.rejects(client.callTool({ name: "login", arguments: { email: "x@example.com" } }));
+    assert.equal((await client.callTool({ name: "login", arguments: { email: "x@example.com" } })).isError, true);
     await assert.rejects(client.callTool({ name: "ops_report", arguments: { password: "p" } }));
     await assert.rejects(client.callTool({ name: "nope", arguments: {} }));
 

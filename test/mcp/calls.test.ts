@@ -38,13 +38,19 @@ describe("MCP tool calls", () => {
     await t.close();
   });
 
-  test("arguments are validated before the handler runs; the error names the argument", async () => {
+  test("arguments are validated before the handler runs; the isError result (SEP-1303) names the argument", async () => {
     const before = markerLines(marker).length;
-    await assert.rejects(alice.callTool({ name: "open_echo", arguments: {} }), (e: any) =>
-      e.code === -32602 && /argument "message" of "open_echo" is required/.test(e.message) && e.data?.code === "INVALID_ARGUMENT" && e.data?.where === "message");
-    await assert.rejects(alice.callTool({ name: "typed", arguments: { count: "three" } }), (e: any) => e.code === -32602 && /"count"/.test(e.message) && e.data?.where === "count");
-    await assert.rejects(alice.callTool({ name: "typed", arguments: { count: 1, mode: "warp" } }), (e: any) => /"mode"/.test(e.message));
-    await assert.rejects(alice.callTool({ name: "u_echo", arguments: { text: 5 } }), (e: any) => e.code === -32602 && e.data?.where === "text");
+    const invalid = async (name: string, args: unknown, text: RegExp, where?: string) => {
+      const result = await alice.callTool({ name, arguments: args as Record<string, unknown> });
+      assert.equal(result.isError, true, name);
+      assert.equal((result._meta as any)[ERROR_META], "INVALID_ARGUMENT", name);
+      assert.match((result.content as any)[0].text, text);
+      if (where) assert.equal((result._meta as any)["knot-tools/where"], where);
+    };
+    await invalid("open_echo", {}, /argument "message" of "open_echo" is required/, "message");
+    await invalid("typed", { count: "three" }, /"count"/, "count");
+    await invalid("typed", { count: 1, mode: "warp" }, /"mode"/);
+    await invalid("u_echo", { text: 5 }, /"text"/, "text");
     assert.equal(markerLines(marker).length, before);
     // Defaults from the schema are filled in.
     assert.deepEqual((await alice.callTool({ name: "typed", arguments: { count: 2 } })).structuredContent, { count: 2, mode: "fast" });
@@ -97,7 +103,9 @@ describe("MCP tool calls", () => {
     assert.ok(!names.includes("ops_report"));
     const ran = await alice.callTool({ name: "execute_tool", arguments: { name: "u_echo", arguments: { text: "via execute" } } });
     assert.deepEqual(ran.structuredContent, { echo: "via execute", summary: "echoed" });
-    await assert.rejects(alice.callTool({ name: "execute_tool", arguments: { name: "u_echo", arguments: {} } }), (e: any) => e.data?.where === "text");
+    const invalid = await alice.callTool({ name: "execute_tool", arguments: { name: "u_echo", arguments: {} } });
+    assert.equal(invalid.isError, true);
+    assert.equal((invalid._meta as any)["knot-tools/where"], "text");
     const nested = await alice.callTool({ name: "execute_tool", arguments: { name: "execute_tool", arguments: { name: "greet" } } });
     assert.equal(nested.isError, true);
   });

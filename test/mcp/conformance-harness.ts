@@ -67,8 +67,12 @@ export async function startConformanceTarget(options: { stateless?: boolean } = 
 }
 
 /** Runs the suite (or one scenario) and parses its per-scenario summary lines. */
-export function runSuite(url: string, options: { scenario?: string; outputDir?: string } = {}): Promise<{ code: number | null; results: ScenarioResult[]; output: string }> {
-  const args = [SUITE, "server", "--url", url, ...(options.scenario ? ["--scenario", options.scenario] : []), "-o", options.outputDir ?? tempDir("knot-conformance-out-")];
+export function runSuite(url: string, options: { scenario?: string; outputDir?: string; requirements?: string } = {}): Promise<{ code: number | null; results: ScenarioResult[]; output: string }> {
+  const args = [
+    SUITE, "server", "--url", url, ...(options.scenario ? ["--scenario", options.scenario] : []),
+    // One scenario runs at a revision's wire with --spec-version; a whole revision with --requirements.
+    ...(options.requirements ? [options.scenario ? "--spec-version" : "--requirements", options.requirements] : []), "-o", options.outputDir ?? tempDir("knot-conformance-out-"),
+  ];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
     let output = "";

@@ -62,3 +62,41 @@ test("MCP over stdio serves the same tools as the user, with audit", async () =>
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /permission denied: needs knot\.mcp/);
 });
+
+test("stdio: a line that is not JSON gets -32700; replies still owed at stdin EOF are written; a 2026 client needs no initialize", async () => {
+  const dir = tempDir();
+  const db = path.join(dir, "knot.db");
+  const store = await openStore({ path: db });
+  const sam = await store.createUser({ name: "sam", isAdmin: false });
+  await store.grant({ subject: { kind: "user", userId: sam.id }, permission: "knot.mcp" });
+  await store.grant({ subject: { kind: "user", userId: sam.id }, permission: "plugin.demo.view_dashboard" });
+  await store.close();
+  const lines = (...messages: unknown[]) => messages.map((m) => (typeof m === "string" ? m : JSON.stringify(m))).join("\n") + "\n";
+  const replies = (stdout: string) => stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+
+  const legacy = cli(["mcp", "--user", "sam", "--db", db, "--plugins", EXAMPLE_PLUGINS], {
+    cwd: dir,
+    input: lines(
+      "this is not json",
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "pipe", version: "1" } } },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      // The last line before EOF: its reply must still be written.
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo_word", arguments: { word: "eof" } } },
+    ),
+  });
+  const legacyReplies = replies(legacy.stdout);
+  assert.ok(legacyReplies.some((r) => r.id === null && r.error?.code === -32700), legacy.stdout);
+  assert.deepEqual(legacyReplies.find((r) => r.id === 2)?.result?.structuredContent, { word: "eof", length: 3, by: "sam", method: "CALL" }, legacy.stdout + legacy.stderr);
+
+  const _meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+  const modern = cli(["mcp", "--user", "sam", "--db", db, "--plugins", EXAMPLE_PLUGINS], {
+    cwd: dir,
+    input: lines(
+      { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta } },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo_word", arguments: { word: "new" }, _meta } },
+    ),
+  });
+  const modernReplies = replies(modern.stdout);
+  assert.ok(modernReplies.find((r) => r.id === 1)?.result?.supportedVersions?.includes("2026-07-28"), modern.stdout + modern.stderr);
+  assert.equal(modernReplies.find((r) => r.id === 2)?.result?.structuredContent?.word, "new", modern.stdout);
+});

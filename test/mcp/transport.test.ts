@@ -30,7 +30,7 @@ describe("MCP over Streamable HTTP (stateful)", () => {
   let userIds: Record<string, string> = {};
 
   before(async () => {
-    t = await startApp({ config: { mcp: { stateless: false, allowedHosts: ["mcp.example.test"] } } });
+    t = await startApp({ config: { mcp: { stateless: false, allowedHosts: ["mcp.example.test"], corsOrigins: ["https://app.example.test"] } } });
     const alice = await t.userWithToken("alice", { grants: ["knot.mcp"] });
     const bob = await t.userWithToken("bob", { grants: ["knot.mcp"] });
     const nomcp = await t.userWithToken("nomcp");
@@ -49,11 +49,33 @@ describe("MCP over Streamable HTTP (stateful)", () => {
     assert.equal(none.status, 401);
     assert.match(none.headers.get("www-authenticate") ?? "", /^Bearer /);
     assert.equal(none.json.error.data.code, "UNAUTHENTICATED");
-    assert.equal((await postMcp(t.url, INITIALIZE, { authorization: "Bearer kt_not-a-real-token" })).status, 401);
+    assert.doesNotMatch(none.headers.get("www-authenticate") ?? "", /error=/, "no token presented: no error code (RFC 6750 §3.1)");
+    const bad = await postMcp(t.url, INITIALIZE, { authorization: "Bearer kt_not-a-real-token" });
+    assert.equal(bad.status, 401);
+    assert.match(bad.headers.get("www-authenticate") ?? "", /error="invalid_token"/, "a presented token that does not work");
     const principal = await t.app.auth.principalFor(userIds.alice!);
     const loopback = t.app.loopbackTokens.mint(principal!, "run-1", 10_000);
     assert.equal((await postMcp(t.url, INITIALIZE, { authorization: `Bearer ${loopback.token}` })).status, 401);
     loopback.revoke();
+  });
+
+  test("OPTIONS /mcp answers a CORS preflight for a configured origin only; real answers carry the CORS headers", async () => {
+    const preflight = (origin: string) => fetch(`${t.url}/mcp`, {
+      method: "OPTIONS", headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type, mcp-param-region" },
+    });
+    const allowed = await preflight("https://app.example.test");
+    assert.equal(allowed.status, 204);
+    assert.equal(allowed.headers.get("access-control-allow-origin"), "https://app.example.test");
+    assert.match(allowed.headers.get("access-control-allow-headers") ?? "", /authorization/);
+    assert.match(allowed.headers.get("access-control-allow-headers") ?? "", /mcp-param-region/);
+    const other = await preflight("https://evil.example.test");
+    assert.equal(other.headers.get("access-control-allow-origin"), null, "an origin not configured gets no CORS grant");
+    const real = await postMcp(t.url, INITIALIZE, { authorization: `Bearer ${tokens.alice}`, origin: "https://app.example.test" });
+    assert.equal(real.status, 200);
+    assert.equal(real.headers.get("access-control-allow-origin"), "https://app.example.test");
+    assert.match(real.headers.get("access-control-expose-headers") ?? "", /mcp-session-id/);
+    const refused = await postMcp(t.url, INITIALIZE, { authorization: `Bearer ${tokens.alice}`, origin: "https://evil.example.test" });
+    assert.equal(refused.status, 403, "the DNS-rebinding check still refuses other origins");
   });
 
   test("knot.mcp is required (admins pass; a scoped admin token must name it), and the refusal is audited", async () => {

@@ -15,7 +15,7 @@ import { ensureUiBuilt, launchBrowser } from "../browser/browser-helpers.ts";
 import { startApp, tempDir, type TestApp } from "../helpers/fixtures.ts";
 import { registerClient } from "./helpers.ts";
 
-const SUITE = path.resolve(import.meta.dirname, "../../node_modules/@modelcontextprotocol/conformance-authorization/dist/index.js");
+const SUITE = path.resolve(import.meta.dirname, "../../node_modules/@modelcontextprotocol/conformance/dist/index.js");
 
 let app: TestApp;
 let person: string;

@@ -120,7 +120,7 @@ test("a full manifest parses to qualified declarations with lines, defaults and 
           properties: {
             hours: { type: "integer", description: "Hours to keep.", default: 24, enum: [12, 24, 48] },
             reason: { type: "string" },
-            hosts: { type: "array" },
+            hosts: { type: "array", items: {} },
             token: { type: "string" },
             ratio: { type: "number", default: 0.5 },
             dry_run: { type: "boolean" },
@@ -321,7 +321,7 @@ test("parametersToJsonSchema: empty, required only when needed, secret/personal 
     { ...base, name: "__proto__", type: "bool", required: true },
   ]);
   assert.deepEqual(Object.keys(schema.properties), ["tags", "__proto__"]);
-  assert.deepEqual(schema.properties["tags"], { type: "array", default: ["a"] });
+  assert.deepEqual(schema.properties["tags"], { type: "array", items: {}, default: ["a"] }, "a list always has items");
   assert.deepEqual(schema.properties["__proto__"], { type: "boolean" });
   assert.deepEqual(schema.required, ["__proto__"]);
   assert.equal(Object.getPrototypeOf(schema.properties), Object.prototype);

@@ -84,8 +84,63 @@
 // name = "test_elicitation_sep1330_enums"
 // description = "Elicitation with every enum schema variant (SEP-1330)."
 // handler = "elicitation_sep1330_enums"
+//
+// [[tool.knot.mcp_tools]]
+// name = "test_input_required_result_elicitation"
+// description = "Asks the user's name (input required, one elicitation), then greets them."
+// handler = "ir_elicitation"
+//
+// [[tool.knot.mcp_tools]]
+// name = "test_input_required_result_sampling"
+// description = "Asks the client's model a question (input required, one sampling request)."
+// handler = "ir_sampling"
+//
+// [[tool.knot.mcp_tools]]
+// name = "test_input_required_result_list_roots"
+// description = "Asks the client for its roots (input required, roots/list)."
+// handler = "ir_list_roots"
+//
+// [[tool.knot.mcp_tools]]
+// name = "test_input_required_result_request_state"
+// description = "Asks for a confirmation; the answer comes back with the sealed request state."
+// handler = "ir_request_state"
+//
+// [[tool.knot.mcp_tools]]
+// name = "test_input_required_result_multiple_inputs"
+// description = "Asks three things at once: an elicitation, a sampling request and the roots."
+// handler = "ir_multiple_inputs"
+//
+// [[tool.knot.mcp_tools]]
+// name = "test_input_required_result_multi_round"
+// description = "Asks two questions, one round each."
+// handler = "ir_multi_round"
+//
+// [[tool.knot.mcp_tools]]
+// name = "test_input_required_result_tampered_state"
+// description = "Asks a question; a changed request state is refused."
+// handler = "ir_tampered_state"
+//
+// [[tool.knot.mcp_tools]]
+// name = "test_input_required_result_capabilities"
+// description = "Asks only what the client declared it can answer."
+// handler = "ir_capabilities"
+//
+// [[tool.knot.mcp_tools]]
+// name = "test_missing_capability"
+// description = "Needs sampling: refused (-32021) when the client did not declare it."
+// handler = "missing_capability"
+//
+// [[tool.knot.mcp_tools]]
+// name = "test_streaming_elicitation"
+// description = "Asks the user something (input required, never a server-to-client request)."
+// handler = "streaming_elicitation"
+//
+// [[tool.knot.mcp_tools]]
+// name = "test_logging_tool"
+// description = "Writes three info log lines (sent only when the client asked for a log level)."
+// handler = "logging_tool"
 // ///
-import { elicit, getString, log, progress, returnContent, returnError, returnString, sample } from "knot:tool";
+import { clientSupports, elicit, getString, input, log, progress, returnContent, returnError, returnString, sample } from "knot:tool";
 
 const RED_PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
@@ -206,4 +261,79 @@ export async function elicitation_sep1330_enums() {
     },
   });
   returnString(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
+}
+
+// ---- 2026-07-28 input required (SEP-2322): each ask ends the round; the handler runs again with the answers.
+
+const NAME_SCHEMA = { type: "object", properties: { name: { type: "string" } }, required: ["name"] };
+const askName = (message = "What is your name?") => ({ method: "elicitation/create", params: { message, requestedSchema: NAME_SCHEMA } });
+const askModel = (text, maxTokens) => ({ method: "sampling/createMessage", params: { messages: [{ role: "user", content: { type: "text", text } }], maxTokens } });
+const ROOTS = { method: "roots/list", params: {} };
+const textOf = (sampled) => {
+  const content = Array.isArray(sampled?.content) ? sampled.content[0] : sampled?.content;
+  return content?.type === "text" ? content.text : JSON.stringify(content ?? null);
+};
+
+export async function ir_elicitation() {
+  const { user_name } = await input({ user_name: askName() });
+  returnString(`Hello, ${user_name.content?.name ?? "stranger"}!`);
+}
+
+export async function ir_sampling() {
+  const { capital_question } = await input({ capital_question: askModel("What is the capital of France?", 100) });
+  returnString(`The model answered: ${textOf(capital_question)}`);
+}
+
+export async function ir_list_roots() {
+  const { client_roots } = await input({ client_roots: ROOTS });
+  returnString(`Roots: ${client_roots.roots.map((root) => root.uri).join(", ")}`);
+}
+
+export async function ir_request_state() {
+  const requestedSchema = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] };
+  const { confirm } = await input({ confirm: { method: "elicitation/create", params: { message: "Please confirm", requestedSchema } } });
+  returnString(`state-ok: confirmed=${confirm.content?.ok === true}`);
+}
+
+export async function ir_multiple_inputs() {
+  const answers = await input({ user_name: askName(), greeting: askModel("Generate a greeting", 50), client_roots: ROOTS });
+  returnString(`Name: ${answers.user_name.content?.name}; greeting: ${textOf(answers.greeting)}; roots: ${answers.client_roots.roots.length}`);
+}
+
+export async function ir_multi_round() {
+  const { step1 } = await input({ step1: askName("Step 1: What is your name?") });
+  const colorSchema = { type: "object", properties: { color: { type: "string" } }, required: ["color"] };
+  const { step2 } = await input({ step2: { method: "elicitation/create", params: { message: "Step 2: What is your favorite color?", requestedSchema: colorSchema } } });
+  returnString(`${step1.content?.name} likes ${step2.content?.color}`);
+}
+
+export async function ir_tampered_state() {
+  const { user_name } = await input({ user_name: askName() });
+  returnString(`Hello, ${user_name.content?.name}!`);
+}
+
+export async function ir_capabilities() {
+  const wanted = {};
+  if (clientSupports("elicitation")) wanted.user_name = askName();
+  if (clientSupports("sampling")) wanted.greeting = askModel("Generate a greeting", 50);
+  if (clientSupports("roots")) wanted.client_roots = ROOTS;
+  if (Object.keys(wanted).length === 0) returnString("The client declared no capability to ask with.");
+  const answers = await input(wanted);
+  returnString(`Answered: ${Object.keys(answers).sort().join(", ")}`);
+}
+
+export async function missing_capability() {
+  returnString(`The model said: ${textOf(await sample(askModel("Say hi", 10).params))}`);
+}
+
+export async function streaming_elicitation() {
+  const answer = await elicit("Anything to add?", { type: "object", properties: { note: { type: "string" } } });
+  returnString(`action=${answer.action}`);
+}
+
+export function logging_tool() {
+  log("info", "first");
+  log("info", "second");
+  log("info", "third");
+  returnString("logged three lines");
 }

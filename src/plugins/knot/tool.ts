@@ -6,6 +6,7 @@ import type { ContentBlock, LogLine } from "../../../sandbox/protocol.ts";
 import { KnotError } from "../../errors.ts";
 import { currentContext } from "../call-context.ts";
 import { encodeToon } from "../../results/toon.ts";
+import type { InputMethod, InputRound } from "../../mcp/input-rounds.ts";
 import { ToolReturn, type ToolState } from "../tool-state.ts";
 import { readBool, readFloat, readInt, readList, readListOf, readString, type Reader } from "./arguments.ts";
 
@@ -68,10 +69,37 @@ export function log(level: LogLine["level"], message: string): void {
   state().emit?.({ type: "log", level: lvl, message: String(message) });
 }
 
-function asker(what: string) {
-  const ask = state().ask;
-  if (!ask) throw new KnotError("BAD_REQUEST", `${what} is only available during an MCP tool call from a client that supports it`);
-  return ask;
+function round(what: string): InputRound {
+  const input = state().input;
+  if (!input) throw new KnotError("BAD_REQUEST", `${what} is only available during an MCP tool call`);
+  return input;
+}
+
+const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value ?? {})) as T;
+
+/**
+ * Answers to several questions at once: `{ key: { method, params } }` with method
+ * "elicitation/create", "sampling/createMessage" or "roots/list". Answers them all when the client
+ * has; otherwise the call ends as "input required" and the handler runs again, from the start,
+ * once the client has answered (so code before it should be safe to run twice).
+ */
+export async function input(requests: Record<string, { method: InputMethod; params?: Record<string, unknown> }>): Promise<Record<string, unknown>> {
+  const asked = Object.fromEntries(Object.entries(requests).map(([key, r]) => [String(key), { method: r.method, params: copy(r.params ?? {}) }]));
+  return copy(round("input()").take(asked));
+}
+
+/** Asks the person behind the MCP client for input (MCP elicitation): answers `{ action, content? }`. */
+export async function elicit(message: string, requestedSchema: Record<string, unknown>): Promise<{ action: string; content?: Record<string, unknown> }> {
+  const r = round("elicit()");
+  const key = r.nextKey("elicit");
+  const answers = r.take({ [key]: { method: "elicitation/create", params: { message: String(message), requestedSchema: copy(requestedSchema) } } });
+  return copy(answers[key]) as { action: string; content?: Record<string, unknown> };
+}
+
+/** Asks the person a question (elicitation): the accepted content, or null when they declined or cancelled. */
+export async function ask(message: string, requestedSchema: Record<string, unknown>): Promise<Record<string, unknown> | null> {
+  const answer = await elicit(message, requestedSchema);
+  return answer.action === "accept" ? answer.content ?? {} : null;
 }
 
 /**
@@ -79,10 +107,19 @@ function asker(what: string) {
  * `await sample({ messages: [{ role: "user", content: { type: "text", text: "Hi" } }], maxTokens: 100 })`.
  */
 export async function sample(params: Record<string, unknown>): Promise<unknown> {
-  return asker("sample()")("sampling/createMessage", JSON.parse(JSON.stringify(params ?? {})));
+  const r = round("sample()");
+  const key = r.nextKey("sample");
+  return copy(r.take({ [key]: { method: "sampling/createMessage", params: copy(params) } })[key]);
 }
 
-/** Asks the person behind the MCP client for input (MCP elicitation): answers `{ action, content? }`. */
-export async function elicit(message: string, requestedSchema: Record<string, unknown>): Promise<unknown> {
-  return asker("elicit()")("elicitation/create", { message: String(message), requestedSchema: JSON.parse(JSON.stringify(requestedSchema ?? {})) });
+/** The client's roots (MCP roots/list): `[{ uri, name? }]`. */
+export async function listRoots(): Promise<unknown[]> {
+  const r = round("listRoots()");
+  const key = r.nextKey("roots");
+  return copy((r.take({ [key]: { method: "roots/list", params: {} } })[key] as { roots: unknown[] }).roots);
+}
+
+/** Whether the MCP client declared it can answer this kind of question. */
+export function clientSupports(capability: "elicitation" | "sampling" | "roots"): boolean {
+  return state().input?.supports(capability) ?? false;
 }

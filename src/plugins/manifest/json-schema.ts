@@ -23,6 +23,8 @@ export function parametersToJsonSchema(params: readonly ParameterDecl[]): JsonSc
   const required: string[] = [];
   for (const param of params) {
     const property: Record<string, unknown> = { type: JSON_SCHEMA_TYPES[param.type] };
+    // Some clients (and model APIs) refuse an array schema without `items`; a list holds any JSON value.
+    if (param.type === "list") property["items"] = {};
     if (param.description !== "") property["description"] = param.description;
     if (param.default !== undefined) property["default"] = param.default;
     if (param.enum !== undefined) property["enum"] = [...param.enum];

@@ -13,7 +13,7 @@
  *   as an internal error.
  * - The connection URL may carry a password: `location` is the URL without it, for messages.
  */
-import { Pool, type PoolClient, type QueryResultRow } from "pg";
+import { Client, Pool, type PoolClient, type QueryResultRow } from "pg";
 import { KnotError } from "../../errors.ts";
 import { redactUrl } from "./url.ts";
 
@@ -134,6 +134,53 @@ export function openPgDb(options: PgDbOptions): PgDb {
     close() {
       closed ??= pool.end();
       return closed;
+    },
+  };
+}
+
+export interface PgNotifyChannel {
+  /** NOTIFY on the channel (through the listening connection; delivered to every listener, this one included). */
+  notify(payload: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * LISTEN on one channel over a dedicated connection (a pooled one would be returned and lose its
+ * LISTEN), calling `onPayload` for each notification. A dropped connection is re-opened with
+ * backoff; notifications sent meanwhile are lost (they are hints: clients list again anyway).
+ */
+export async function listenPg(url: string, channel: string, onPayload: (payload: string) => void, onError: (error: Error) => void): Promise<PgNotifyChannel> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`bad channel name ${channel}`);
+  let client: InstanceType<typeof Client> | null = null;
+  let closed = false;
+  let retryMs = 250;
+  const open = async (): Promise<void> => {
+    const next = new Client({ connectionString: url, keepAlive: true, application_name: "knot-tools-listen" });
+    next.on("notification", (message) => {
+      if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
+    });
+    next.on("error", (error) => {
+      onError(error);
+      if (client === next) client = null;
+      void next.end().catch(() => {});
+      if (!closed) setTimeout(() => void open().catch(onError), (retryMs = Math.min(retryMs * 2, 10_000))).unref();
+    });
+    await next.connect();
+    await next.query(`LISTEN ${channel}`);
+    if (closed) return void (await next.end());
+    client = next;
+    retryMs = 250;
+  };
+  await open();
+  return {
+    async notify(payload) {
+      if (client) await client.query("SELECT pg_notify($1, $2)", [channel, payload]);
+    },
+    async close() {
+      closed = true;
+      const last = client;
+      client = null;
+      await last?.end().catch(() => {});
     },
   };
 }

@@ -1,0 +1,45 @@
+/**
+ * Tool-list changes across instances. Every instance sharing one PostgreSQL database LISTENs on
+ * one channel; a save, delete, share or grant change made on any of them is NOTIFYed with the
+ * users it may affect, and each instance tells its own clients (2025 sessions and stdio by
+ * `notifications/tools/list_changed`, 2026 `subscriptions/listen` streams likewise). On SQLite
+ * (one instance per database file) changes stay local. The payload holds user ids only, never
+ * tool content; an instance skips its own notifications (it told its clients at once).
+ */
+import { randomUUID } from "node:crypto";
+import type { Logger } from "../log.ts";
+import { listenPg, type PgNotifyChannel } from "../store/postgres/pg-driver.ts";
+import { isPostgresUrl } from "../store/postgres/url.ts";
+
+const CHANNEL = "knot_tools_changed";
+/** NOTIFY payloads must stay under 8000 bytes; a longer user list becomes "everyone" (a hint is cheap). */
+const MAX_PAYLOAD = 7_000;
+
+export interface ChangeBus {
+  /** Tells the other instances (local delivery is the caller's). */
+  publish(userIds?: readonly string[]): void;
+  close(): Promise<void>;
+}
+
+export async function createChangeBus(database: string, deliver: (userIds?: readonly string[]) => void, logger: Logger): Promise<ChangeBus> {
+  if (!isPostgresUrl(database)) return { publish: () => {}, close: async () => {} };
+  const origin = randomUUID();
+  const channel: PgNotifyChannel = await listenPg(database, CHANNEL, (payload) => {
+    try {
+      const message = JSON.parse(payload) as { origin?: unknown; users?: unknown };
+      if (message.origin === origin) return;
+      const users = Array.isArray(message.users) ? message.users.filter((u): u is string => typeof u === "string") : undefined;
+      deliver(users);
+    } catch {
+      logger.warn("ignored a malformed tool-change notification");
+    }
+  }, (error) => logger.warn("tool-change channel failed; reconnecting", { error: error.message }));
+  return {
+    publish(userIds) {
+      let payload = JSON.stringify({ origin, users: userIds ?? null });
+      if (payload.length > MAX_PAYLOAD) payload = JSON.stringify({ origin, users: null });
+      void channel.notify(payload).catch((error: Error) => logger.warn("could not publish a tool change", { error: error.message }));
+    },
+    close: () => channel.close(),
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * Input required (MCP multi-round-trip requests): a running tool asks the person (elicitation), the
+ * client's model (sampling) or the client's roots, and the call ends as an input-required result;
+ * the client answers and calls again, and the tool runs again from the start with the answers
+ * supplied (re-execution: code before an `ask()` runs once per round, so it should not have side
+ * effects a second run would repeat). In 2025-11-25 the SDK turns the same result into real
+ * server-to-client requests and runs the handler again, so tools are written once for both.
+ *
+ * Threat: a client forging or replaying answers (to questions never asked, for another tool or
+ * user). Guarantee: answers of earlier rounds travel in `requestState`, sealed by the SDK's HMAC
+ * codec under a server key shared by every instance, and name the user and tool they belong to;
+ * this round's answers are taken only for the keys the previous round asked. A state that does
+ * not verify, or belongs to another user or tool, is refused (-32602) before the tool runs.
+ */
+import { KnotError } from "../errors.ts";
+import { ProtocolError } from "./protocol-error.ts";
+import { ErrorCode, type ClientCapabilities } from "./sdk.ts";
+
+export type InputMethod = "elicitation/create" | "sampling/createMessage" | "roots/list";
+
+export interface InputRequest {
+  readonly method: InputMethod;
+  readonly params: Record<string, unknown>;
+}
+
+/** Thrown through the tool's code when it needs answers it does not have yet (ends this round). */
+export class InputNeeded extends KnotError {
+  readonly requests: Readonly<Record<string, InputRequest>>;
+  constructor(requests: Record<string, InputRequest>) {
+    super("INPUT_REQUIRED", `the tool needs input from the client: ${Object.keys(requests).join(", ")}`);
+    this.requests = requests;
+  }
+}
+
+export function isInputNeeded(value: unknown): value is InputNeeded {
+  return value instanceof InputNeeded;
+}
+
+/** What `requestState` carries between rounds (sealed; visible to the client, not changeable). */
+export interface SealedRound {
+  readonly user: string;
+  readonly tool: string;
+  readonly answers: Record<string, unknown>;
+  /** Keys asked in the round this state ended. */
+  readonly pending: readonly string[];
+}
+
+/** The inputs of one round of one call, as the tool sees them. */
+export interface InputRound {
+  /** The answers for these keys, or throws InputNeeded naming every one still missing. */
+  take(requests: Record<string, InputRequest>): Record<string, unknown>;
+  /** Whether the client declared this capability (in this request's `_meta`, or at initialize). */
+  supports(capability: "elicitation" | "sampling" | "roots"): boolean;
+  /** A key for the n-th unnamed ask of this run (stable across re-executions of the same code). */
+  nextKey(prefix: string): string;
+  /** Everything answered so far (sealed into the next state). */
+  readonly answers: Readonly<Record<string, unknown>>;
+}
+
+const SHAPES: Record<InputMethod, (answer: unknown) => boolean> = {
+  "elicitation/create": (a) => isObject(a) && ["accept", "decline", "cancel"].includes(a.action as string) && (a.content === undefined || isObject(a.content)),
+  "sampling/createMessage": (a) => isObject(a) && typeof a.role === "string" && a.content !== undefined,
+  "roots/list": (a) => isObject(a) && Array.isArray(a.roots),
+};
+
+/**
+ * The round of one call: earlier answers from the verified state (refused when it belongs to
+ * another user or tool), plus this request's responses to the keys the previous round asked.
+ */
+export function openRound(options: {
+  user: string; tool: string; state: unknown; responses: Record<string, unknown> | undefined; capabilities: ClientCapabilities | undefined;
+}): InputRound {
+  const answers: Record<string, unknown> = {};
+  if (options.state !== undefined) {
+    const state = options.state as Partial<SealedRound>;
+    if (!isObject(state) || state.user !== options.user || state.tool !== options.tool || !isObject(state.answers) || !Array.isArray(state.pending)) {
+      throw new ProtocolError(ErrorCode.InvalidParams, "Invalid or expired requestState", { code: "INVALID_REQUEST_STATE" });
+    }
+    Object.assign(answers, state.answers);
+    for (const key of state.pending) {
+      if (typeof key === "string" && options.responses && Object.hasOwn(options.responses, key)) answers[key] = options.responses[key];
+    }
+  }
+  const counters = new Map<string, number>();
+  const capabilities = options.capabilities ?? {};
+  return {
+    answers,
+    supports: (capability) => isObject((capabilities as Record<string, unknown>)[capability]),
+    nextKey(prefix) {
+      const n = (counters.get(prefix) ?? 0) + 1;
+      counters.set(prefix, n);
+      return `${prefix}-${n}`;
+    },
+    take(requests) {
+      const missing: Record<string, InputRequest> = {};
+      const found: Record<string, unknown> = {};
+      for (const [key, request] of Object.entries(requests)) {
+        const answer = answers[key];
+        if (answer !== undefined && SHAPES[request.method]?.(answer)) found[key] = answer;
+        else missing[key] = request;
+      }
+      if (Object.keys(missing).length > 0) throw new InputNeeded(missing);
+      return found;
+    },
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The reserved argument that carries a sandboxed run's answers (sandbox/guest/tool.ts reads it). */
+export const GUEST_INPUT_PARAM = "__knot_input";
+const GUEST_QUESTIONS_KEY = "__knot_input_required";
+const MAX_QUESTIONS = 16;
+
+/** What the guest may read: the answers so far and the declared capabilities. */
+export function guestInput(round: InputRound): { answers: Record<string, unknown>; capabilities: string[] } {
+  return { answers: { ...round.answers }, capabilities: (["elicitation", "sampling", "roots"] as const).filter((c) => round.supports(c)) };
+}
+
+/**
+ * The questions a sandboxed run ended with (a json result `{ __knot_input_required: {...} }`), or
+ * null when it answered normally. Untrusted: only well-formed requests of the three kinds pass.
+ */
+export function guestQuestions(result: { kind: string; value?: unknown }): Record<string, InputRequest> | null {
+  if (result.kind !== "json" || !isObject(result.value) || !Object.hasOwn(result.value, GUEST_QUESTIONS_KEY)) return null;
+  const asked = result.value[GUEST_QUESTIONS_KEY];
+  if (!isObject(asked)) throw new KnotError("TOOL_ERROR", "the tool asked for input in a malformed way");
+  const entries = Object.entries(asked);
+  if (entries.length === 0 || entries.length > MAX_QUESTIONS) throw new KnotError("TOOL_ERROR", `the tool must ask between 1 and ${MAX_QUESTIONS} questions at once`);
+  const requests: Record<string, InputRequest> = {};
+  for (const [key, request] of entries) {
+    if (key.length > 128 || !isObject(request) || !Object.hasOwn(SHAPES, request.method as string) || !isObject(request.params)) {
+      throw new KnotError("TOOL_ERROR", `the tool's question "${key.slice(0, 128)}" is malformed`);
+    }
+    Object.defineProperty(requests, key, { value: { method: request.method as InputMethod, params: request.params }, enumerable: true });
+  }
+  return requests;
+}

@@ -1,0 +1,127 @@
+/**
+ * MCP over stdio, either revision (the SDK's `serveStdio` pins the era from the client's first
+ * message), on our own line transport: a line that is not JSON gets a -32700 reply (the SDK's
+ * transport drops it silently), and when stdin ends the replies still owed are written before the
+ * connection closes (the SDK's aborts them), so `echo '{…}' | knot-tools mcp` gets its answer.
+ */
+import type { Readable, Writable } from "node:stream";
+import type { Logger } from "../log.ts";
+import { setAsideBadArguments, type SetAside } from "./set-aside.ts";
+import { serveStdio, type JSONRPCMessage, type Server, type Transport } from "./sdk.ts";
+
+const MAX_LINE_BYTES = 10 * 1024 * 1024;
+/** How long replies still owed at stdin EOF may take before the connection closes anyway. */
+const DRAIN_MS = 60_000;
+
+export interface StdioConnection {
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+  /** The server pinned to this connection (null before the client's first message). */
+  server(): Server | null;
+}
+
+export function serveStdioAs(newServer: (setAside: SetAside) => Server, streams: { input: Readable; output: Writable } | undefined, logger: Logger, setAside: SetAside): StdioConnection {
+  let pinned: Server | null = null;
+  const transport = new LineTransport(streams?.input ?? process.stdin, streams?.output ?? process.stdout, setAside);
+  const closed = new Promise<void>((resolve) => transport.whenClosed(resolve));
+  const handle = serveStdio(() => (pinned = newServer(setAside)), { transport, onerror: (error) => logger.debug("mcp stdio", { error: error.message }) });
+  return { closed, close: () => handle.close(), server: () => pinned };
+}
+
+class LineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly #input: Readable;
+  readonly #output: Writable;
+  readonly #owed = new Set<string | number>();
+  readonly #setAside: SetAside;
+  readonly #closedListeners: (() => void)[] = [];
+  #buffer = "";
+  #ended = false;
+  #closed = false;
+  #drainTimer: NodeJS.Timeout | null = null;
+
+  constructor(input: Readable, output: Writable, setAside: SetAside) {
+    this.#setAside = setAside;
+    this.#input = input;
+    this.#output = output;
+  }
+
+  whenClosed(listener: () => void): void {
+    this.#closedListeners.push(listener);
+  }
+
+  async start(): Promise<void> {
+    this.#input.setEncoding("utf8");
+    this.#input.on("data", this.#onData);
+    this.#input.on("end", this.#onEnd);
+    this.#input.on("error", this.#onEnd);
+  }
+
+  readonly #onData = (chunk: string) => {
+    this.#buffer += chunk;
+    if (this.#buffer.length > MAX_LINE_BYTES && !this.#buffer.includes("\n")) {
+      this.#buffer = "";
+      this.#reply({ jsonrpc: "2.0", id: null, error: { code: -32600, message: `Invalid Request: a line longer than ${MAX_LINE_BYTES} bytes` } });
+      return;
+    }
+    let newline: number;
+    while ((newline = this.#buffer.indexOf("\n")) >= 0) {
+      const line = this.#buffer.slice(0, newline).replace(/\r$/, "");
+      this.#buffer = this.#buffer.slice(newline + 1);
+      if (line.trim() !== "") this.#onLine(line);
+    }
+  };
+
+  #onLine(line: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.#reply({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: the line is not valid JSON" } });
+      return;
+    }
+    const m = message as Record<string, unknown> | null;
+    if (typeof m !== "object" || m === null || Array.isArray(m) || m.jsonrpc !== "2.0") {
+      const id = typeof m === "object" && m !== null && !Array.isArray(m) && (typeof m.id === "string" || typeof m.id === "number") ? m.id : null;
+      this.#reply({ jsonrpc: "2.0", id, error: { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 message" } });
+      return;
+    }
+    if (typeof m.method === "string" && (typeof m.id === "string" || typeof m.id === "number")) this.#owed.add(m.id);
+    this.onmessage?.(setAsideBadArguments(m, this.#setAside) as JSONRPCMessage);
+  }
+
+  readonly #onEnd = () => {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (this.#owed.size === 0) return void this.close();
+    this.#drainTimer = setTimeout(() => void this.close(), DRAIN_MS);
+    this.#drainTimer.unref();
+  };
+
+  #reply(message: unknown): void {
+    if (!this.#closed) this.#output.write(`${JSON.stringify(message)}\n`);
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return;
+    const m = message as Record<string, unknown>;
+    await new Promise<void>((resolve) => (this.#output.write(`${JSON.stringify(message)}\n`) ? resolve() : this.#output.once("drain", resolve)));
+    if (m.method === undefined && (typeof m.id === "string" || typeof m.id === "number")) {
+      this.#owed.delete(m.id);
+      if (this.#ended && this.#owed.size === 0) void this.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#drainTimer) clearTimeout(this.#drainTimer);
+    this.#input.off("data", this.#onData);
+    this.#input.off("end", this.#onEnd);
+    this.#input.off("error", this.#onEnd);
+    this.onclose?.();
+    for (const listener of this.#closedListeners) listener();
+  }
+}

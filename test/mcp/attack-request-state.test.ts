@@ -1,0 +1,60 @@
+/**
+ * Attacks on input rounds (MCP 2026-07-28 input required): a client forging or replaying
+ * `requestState` to plant answers, and a sandboxed user tool forging the questions it asks.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { startApp, tempDir, type TestApp } from "../helpers/fixtures.ts";
+import { CONFORMANCE_PLUGIN } from "./conformance-harness.ts";
+import { saveUserTool } from "./helpers.ts";
+import { modernCall } from "./modern-client.ts";
+
+const TOOL = "test_input_required_result_elicitation";
+const ANSWER = { user_name: { action: "accept", content: { name: "Mallory" } } };
+const capabilities = { elicitation: {} };
+
+describe("attack: input-round request state", () => {
+  let t: TestApp;
+  let alice: string;
+  let bob: string;
+
+  before(async () => {
+    const plugins = tempDir("knot-attack-state-");
+    fs.cpSync(CONFORMANCE_PLUGIN, path.join(plugins, "conformance"), { recursive: true });
+    t = await startApp({ pluginsDir: plugins });
+    const a = await t.userWithToken("alice", { grants: ["knot.mcp"] });
+    alice = a.token;
+    bob = (await t.userWithToken("bob", { grants: ["knot.mcp"] })).token;
+    await saveUserTool(t, a.user.id, {
+      name: "u_forge",
+      code: `import { returnObject } from "knot:tool";\nexport default function () { returnObject({ __knot_input_required: { x: { method: "tools/call", params: { name: "danger" } } } }); }`,
+    });
+  });
+  after(() => t.close());
+
+  const call = (token: string, extra: Record<string, unknown>) => modernCall(t.url, token, "tools/call", { name: TOOL, arguments: {}, ...extra }, { capabilities });
+
+  test("a forged, altered, foreign-user or foreign-tool state is refused before the tool runs; unasked answers are ignored", async () => {
+    const forged = Buffer.from(JSON.stringify({ user: "x", tool: TOOL, answers: ANSWER, pending: [] })).toString("base64url");
+    assert.equal((await call(alice, { requestState: forged, inputResponses: ANSWER })).response.error?.code, -32602);
+    const asked = (await call(alice, {})).response.result;
+    const middle = Math.floor(asked.requestState.length / 2);
+    const flipped = asked.requestState.slice(0, middle) + (asked.requestState[middle] === "A" ? "B" : "A") + asked.requestState.slice(middle + 1);
+    assert.equal((await call(alice, { requestState: flipped, inputResponses: ANSWER })).response.error?.code, -32602);
+    assert.equal((await call(bob, { requestState: asked.requestState, inputResponses: ANSWER })).response.error?.code, -32602, "bound to the user");
+    const otherTool = await modernCall(t.url, alice, "tools/call", { name: "test_input_required_result_tampered_state", arguments: {}, requestState: asked.requestState, inputResponses: ANSWER }, { capabilities });
+    assert.equal(otherTool.response.error?.code, -32602, "bound to the tool");
+    assert.equal((await call(alice, { inputResponses: ANSWER })).response.result.resultType, "input_required", "answers with no state of a round that asked them are not taken");
+    const honest = await call(alice, { requestState: asked.requestState, inputResponses: ANSWER });
+    assert.deepEqual(honest.response.result.content, [{ type: "text", text: "Hello, Mallory!" }]);
+  });
+
+  test("a user tool that forges its questions (a method other than elicitation, sampling, roots) gets TOOL_ERROR, nothing is sent", async () => {
+    const reply = await modernCall(t.url, alice, "tools/call", { name: "u_forge", arguments: {} }, { capabilities });
+    assert.equal(reply.response.result.isError, true);
+    assert.equal(reply.response.result._meta["knot-tools/errorCode"], "TOOL_ERROR");
+    assert.equal(reply.response.result.inputRequests, undefined);
+  });
+});
