@@ -9,13 +9,15 @@ import type { Report, TomlTable } from "./checks.ts";
 import { checkHandlers, checkPages } from "./check-handlers.ts";
 import { checkMcpTools } from "./check-mcp-tools.ts";
 import { checkConfigKeys, checkExports, checkPermissionIds, checkRuntimeRange, checkVersion } from "./check-plugin-fields.ts";
+import { checkDependencies } from "./check-dependencies.ts";
+import { checkNavigation, NAVIGATION_KEYS } from "./check-navigation.ts";
 import { qualifyPermission } from "./declaration-context.ts";
 import type { KeyPath } from "./key-path.ts";
 
 export const SUPPORTED_API = 1;
 const TOP_LEVEL_KEYS = ["requires-runtime", "tool"];
 const TOOL_KEYS = ["knot"];
-const KNOT_KEYS = ["api", "version", "description", "requires", "permissions", "handlers", "mcp_tools", "pages", "export", "config"];
+const KNOT_KEYS = ["api", "version", "description", "requires", "permissions", "handlers", "mcp_tools", "pages", "export", "config", ...NAVIGATION_KEYS];
 const KNOT_PATH: KeyPath = ["tool", "knot"];
 
 export interface ManifestCheckInput {
@@ -49,6 +51,8 @@ export function checkManifestDocument(input: ManifestCheckInput): PluginManifest
   const pages = checkPages(knot, KNOT_PATH, context, [...handlers, ...mcpTools]);
   const exports = checkExports(knot, KNOT_PATH, report);
   const config = checkConfigKeys(knot, KNOT_PATH, report);
+  const navigation = checkNavigation(knot, KNOT_PATH, context, handlers, pages);
+  const dependencies = checkDependencies(knot, KNOT_PATH, context);
   if (version === undefined) return null;
   return {
     name: input.pluginName,
@@ -59,9 +63,10 @@ export function checkManifestDocument(input: ManifestCheckInput): PluginManifest
     permissions: permissions.ids.map((id) => qualifyPermission(input.pluginName, id)),
     handlers,
     mcpTools,
-    pages,
     exports,
     config,
+    ...navigation,
+    dependencies,
   };
 }
 
