@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   METADATA_INVALID: { status: 500, meaning: "a plugin's metadata block is malformed" },
   PLUGIN_COLLISION: { status: 500, meaning: "a plugin declares a tool name another plugin already owns" },
   PLUGIN_LOAD_FAILED: { status: 500, meaning: "a plugin's code could not be imported" },
+  DEPENDENCY_MISSING: { status: 500, meaning: "a plugin's dependency is not loaded or is too old" },
   // requests
   BAD_REQUEST: { status: 400, meaning: "the request is malformed" },
   INVALID_JSON: { status: 400, meaning: "the request body is not valid JSON" },

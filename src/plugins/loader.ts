@@ -11,6 +11,8 @@ import { buildClientModules, type ClientModuleSet } from "../../client-modules/i
 import { KnotError } from "../errors.ts";
 import { parsePluginManifest } from "./manifest/index.ts";
 import type { PluginManifest } from "./manifest-types.ts";
+import { withDependenciesMet } from "./dependencies.ts";
+import { readPluginAssets, type PluginAssets } from "./plugin-assets.ts";
 import { registerPluginRoot, removeLoadedPlugin } from "./module-hooks.ts";
 import { PluginRegistry, type FailedPlugin, type HandlerFunction, type LoadedPlugin, type PluginProblem } from "./registry.ts";
 
@@ -27,6 +29,7 @@ interface Candidate {
   readonly manifest: PluginManifest;
   readonly config: Record<string, unknown>;
   readonly clientModules: ClientModuleSet | null;
+  readonly assets: PluginAssets;
 }
 
 const PLUGIN_NAME = /^[a-z0-9_-]+$/;
@@ -38,8 +41,13 @@ export async function loadPlugins(options: LoadOptions): Promise<PluginRegistry>
   const fail = (name: string, dir: string, problems: PluginProblem[]) => failed.push({ name, dir, reason: problems.map((p) => p.message).join("; "), problems });
 
   const candidates: Candidate[] = [];
+  const disabled: string[] = [];
   for (const entry of listEntries(root, warnings)) {
     const dir = path.join(root, entry);
+    if (options.pluginConfig?.[entry]?.enabled === false) {
+      disabled.push(entry); // switched off in the server config: not even its metadata is read
+      continue;
+    }
     const result = readCandidate(entry, dir, options);
     if ("problems" in result) fail(entry, dir, result.problems);
     else candidates.push(result);
@@ -55,12 +63,14 @@ export async function loadPlugins(options: LoadOptions): Promise<PluginRegistry>
     } else imported.push(result);
   }
 
-  const loaded = withoutCollisions(imported, (plugin, problems) => {
+  const reject = (plugin: LoadedPlugin, problems: PluginProblem[]) => {
     removeLoadedPlugin(root, plugin.name);
     fail(plugin.name, plugin.dir, problems);
-  });
+  };
+  const loaded = withDependenciesMet(withoutCollisions(imported, reject), reject);
   failed.sort((a, b) => a.name.localeCompare(b.name));
-  return new PluginRegistry(root, loaded, failed, warnings);
+  warnings.push(...unknownConfigTables(options.pluginConfig, root));
+  return new PluginRegistry(root, loaded, failed, warnings, disabled);
 }
 
 function listEntries(root: string, warnings: string[]): string[] {
@@ -92,12 +102,15 @@ function readCandidate(name: string, dir: string, options: LoadOptions): Candida
     return { problems: missing.map((key) => ({ code: "CONFIG_INVALID", where: `${name}: config`, message: `plugin "${name}": config key "${key}" is required in the server config's [plugins.${name}] table` })) };
   }
 
-  if (manifest.exports.length === 0) return { name, dir, manifest, config, clientModules: null };
+  const read = readPluginAssets(name, dir, manifest);
+  if ("problems" in read) return read;
+  const { assets } = read;
+  if (manifest.exports.length === 0) return { name, dir, manifest, config, clientModules: null, assets };
   const built = buildClientModules(name, manifest.exports, (file) => fs.readFileSync(path.join(dir, file), "utf8"));
   if (!built.ok) {
     return { problems: built.problems.map((p) => ({ code: p.code, where: `${name}: export ${p.file}`, line: p.line, message: `plugin "${name}": export ${p.file} line ${p.line}: ${p.message}` })) };
   }
-  return { name, dir, manifest, config, clientModules: built.set };
+  return { name, dir, manifest, config, clientModules: built.set, assets };
 }
 
 async function importCandidate(candidate: Candidate): Promise<LoadedPlugin | { problems: PluginProblem[] }> {
@@ -122,7 +135,7 @@ async function importCandidate(candidate: Candidate): Promise<LoadedPlugin | { p
     else problems.push({ code: "METADATA_INVALID", where: `${name}: ${key}.handler`, line, message: `plugin "${name}": ${key} handler "${handler}" (main.js line ${line}) is not an exported function of main.js` });
   }
   if (problems.length > 0) return { problems };
-  return { name, dir: candidate.dir, manifest, config: Object.freeze(candidate.config), clientModules: candidate.clientModules, functions };
+  return { name, dir: candidate.dir, manifest, config: Object.freeze(candidate.config), clientModules: candidate.clientModules, assets: candidate.assets, functions };
 }
 
 /** Tool names are one namespace: in plugin-name order the first owner wins; a later plugin fails whole. */
@@ -142,6 +155,13 @@ function withoutCollisions(plugins: LoadedPlugin[], reject: (plugin: LoadedPlugi
     kept.push(plugin);
   }
   return kept;
+}
+
+/** A `[plugins.<name>]` table whose name is no plugin folder is most likely a typo: say so. */
+function unknownConfigTables(pluginConfig: LoadOptions["pluginConfig"], root: string): string[] {
+  const names = Object.keys(pluginConfig ?? {});
+  const present = new Set(fs.existsSync(root) ? fs.readdirSync(root) : []);
+  return names.filter((name) => !present.has(name)).map((name) => `config table [plugins.${name}] names no installed plugin (no folder ${name} in ${root}); it is ignored`);
 }
 
 function toProblem(error: KnotError): PluginProblem {

@@ -18,6 +18,8 @@ export interface LoadedPlugin {
   readonly manifest: PluginManifest;
   readonly config: Readonly<Record<string, unknown>>;
   readonly clientModules: ClientModuleSet | null;
+  /** Sanitised SVG icons and logos by relative path (plugin-assets.ts). */
+  readonly assets: ReadonlyMap<string, string>;
   /** Exported functions of main.js, by name. */
   readonly functions: ReadonlyMap<string, HandlerFunction>;
 }
@@ -60,10 +62,13 @@ export class PluginRegistry {
   readonly loaded: ReadonlyMap<string, LoadedPlugin>;
   readonly failed: readonly FailedPlugin[];
   readonly warnings: readonly string[];
+  /** Plugins the server config switches off (`enabled = false`): nothing of theirs is reachable. */
+  readonly disabled: readonly string[];
   readonly #tools: ReadonlyMap<string, ResolvedMcpTool>;
 
-  constructor(root: string, loaded: LoadedPlugin[], failed: FailedPlugin[], warnings: string[]) {
+  constructor(root: string, loaded: LoadedPlugin[], failed: FailedPlugin[], warnings: string[], disabled: string[] = []) {
     this.root = root;
+    this.disabled = disabled;
     this.loaded = new Map(loaded.map((p) => [p.name, p]));
     this.failed = failed;
     this.warnings = warnings;
