@@ -1,3 +1,4 @@
+import { assetUrl } from "./navigation-routes.ts";
 import type { PluginRegistry } from "../../plugins/registry.ts";
 
 /** Everything an admin needs to see about the plugins folder: declarations, failures, warnings. */
@@ -17,7 +18,14 @@ export function describePlugins(registry: PluginRegistry) {
       exports: plugin.manifest.exports.map((e) => ({ ...e, specifier: `plugin:${plugin.name}/${e.stem}` })),
       clientModules: plugin.clientModules?.specifiers ?? [],
       config: plugin.manifest.config,
+      menus: plugin.manifest.menus,
+      icons: plugin.manifest.icons.map((file) => ({ file, url: assetUrl(plugin.name, file) })),
+      logoLight: plugin.manifest.logoLight,
+      logoDark: plugin.manifest.logoDark,
+      fieldHandlers: plugin.manifest.fieldHandlers,
+      dependencies: plugin.manifest.dependencies,
     })),
+    disabled: registry.disabled,
     failed: registry.failed.map((f) => ({ name: f.name, reason: f.reason, problems: f.problems })),
     warnings: registry.warnings,
   };
