@@ -12,7 +12,7 @@ import { KnotError } from "../errors.ts";
 import { parsePluginManifest } from "./manifest/index.ts";
 import type { PluginManifest } from "./manifest-types.ts";
 import { withDependenciesMet } from "./dependencies.ts";
-import { readPluginAssets, type PluginAssets } from "./plugin-assets.ts";
+import { readLibVersions, readPluginAssets, type PluginAssets } from "./plugin-assets.ts";
 import { registerPluginRoot, removeLoadedPlugin } from "./module-hooks.ts";
 import { PluginRegistry, type FailedPlugin, type HandlerFunction, type LoadedPlugin, type PluginProblem } from "./registry.ts";
 
@@ -30,6 +30,7 @@ interface Candidate {
   readonly config: Record<string, unknown>;
   readonly clientModules: ClientModuleSet | null;
   readonly assets: PluginAssets;
+  readonly libs: ReadonlyMap<string, string | null>;
 }
 
 const PLUGIN_NAME = /^[a-z0-9_-]+$/;
@@ -105,12 +106,15 @@ function readCandidate(name: string, dir: string, options: LoadOptions): Candida
   const read = readPluginAssets(name, dir, manifest);
   if ("problems" in read) return read;
   const { assets } = read;
-  if (manifest.exports.length === 0) return { name, dir, manifest, config, clientModules: null, assets };
+  const libRead = readLibVersions(name, dir);
+  if ("problems" in libRead) return libRead;
+  const { libs } = libRead;
+  if (manifest.exports.length === 0) return { name, dir, manifest, config, clientModules: null, assets, libs };
   const built = buildClientModules(name, manifest.exports, (file) => fs.readFileSync(path.join(dir, file), "utf8"));
   if (!built.ok) {
     return { problems: built.problems.map((p) => ({ code: p.code, where: `${name}: export ${p.file}`, line: p.line, message: `plugin "${name}": export ${p.file} line ${p.line}: ${p.message}` })) };
   }
-  return { name, dir, manifest, config, clientModules: built.set, assets };
+  return { name, dir, manifest, config, clientModules: built.set, assets, libs };
 }
 
 async function importCandidate(candidate: Candidate): Promise<LoadedPlugin | { problems: PluginProblem[] }> {
@@ -135,7 +139,7 @@ async function importCandidate(candidate: Candidate): Promise<LoadedPlugin | { p
     else problems.push({ code: "METADATA_INVALID", where: `${name}: ${key}.handler`, line, message: `plugin "${name}": ${key} handler "${handler}" (main.js line ${line}) is not an exported function of main.js` });
   }
   if (problems.length > 0) return { problems };
-  return { name, dir: candidate.dir, manifest, config: Object.freeze(candidate.config), clientModules: candidate.clientModules, assets: candidate.assets, functions };
+  return { name, dir: candidate.dir, manifest, config: Object.freeze(candidate.config), clientModules: candidate.clientModules, assets: candidate.assets, libs: candidate.libs, functions };
 }
 
 /** Tool names are one namespace: in plugin-name order the first owner wins; a later plugin fails whole. */

@@ -2,9 +2,11 @@
  * Reads the SVG files a manifest names (`icons`, `logo_light`, `logo_dark`) at load: each must be
  * a regular file inside the plugin folder (symlinks resolved, so none leads out), at most
  * 64 KiB, and an SVG that survives sanitising. A problem fails the plugin, naming the key.
+ * Also reads each lib's `[tool.knot.lib]` version block.
  */
 import fs from "node:fs";
 import path from "node:path";
+import { parseLibVersion } from "./manifest/lib-block.ts";
 import type { PluginManifest } from "./manifest-types.ts";
 import type { PluginProblem } from "./registry.ts";
 import { sanitizeSvg } from "./svg-sanitizer.ts";
@@ -47,4 +49,18 @@ export function readPluginAssets(name: string, dir: string, manifest: PluginMani
     }
   }
   return problems.length > 0 ? { problems } : { assets };
+}
+
+/** `libs/<stem>.js` → its declared `[tool.knot.lib]` version (null when it has no block). */
+export function readLibVersions(name: string, dir: string): { libs: ReadonlyMap<string, string | null> } | { problems: PluginProblem[] } {
+  const libsDir = path.join(dir, "libs");
+  const libs = new Map<string, string | null>();
+  const problems: PluginProblem[] = [];
+  if (!fs.existsSync(libsDir)) return { libs };
+  for (const file of fs.readdirSync(libsDir).filter((f) => f.endsWith(".js")).sort()) {
+    const result = parseLibVersion(name, `libs/${file}`, fs.readFileSync(path.join(libsDir, file), "utf8"));
+    if (result.ok) libs.set(file.slice(0, -".js".length), result.version);
+    else problems.push(...result.errors.map((e) => ({ code: String(e.code), message: e.message, ...(e.detail.where ? { where: e.detail.where } : {}), ...(e.detail.line ? { line: e.detail.line } : {}) })));
+  }
+  return problems.length > 0 ? { problems } : { libs };
 }

@@ -20,6 +20,8 @@ export interface LoadedPlugin {
   readonly clientModules: ClientModuleSet | null;
   /** Sanitised SVG icons and logos by relative path (plugin-assets.ts). */
   readonly assets: ReadonlyMap<string, string>;
+  /** `libs/<stem>.js` → its `[tool.knot.lib]` version, or null when it declares none. */
+  readonly libs: ReadonlyMap<string, string | null>;
   /** Exported functions of main.js, by name. */
   readonly functions: ReadonlyMap<string, HandlerFunction>;
 }

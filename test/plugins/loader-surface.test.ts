@@ -105,4 +105,24 @@ describe("plugin loader: navigation assets, dependencies and config tables", () 
     assert.ok(registry.warnings.some((w) => /\[plugins\.cmss\] names no installed plugin/.test(w)), registry.warnings.join("\n"));
     assert.ok(!registry.warnings.some((w) => /\[plugins\.cms\]/.test(w)));
   });
+
+  it("a lib's [tool.knot.lib] version is read; a malformed lib block fails the plugin naming file, key and line", async () => {
+    const root = tempDir();
+    const lib = (version: string, extra = "") => `// A lib.\n// /// script\n// [tool.knot.lib]\n// version = ${version}\n${extra}// ///\nexport const x = 1;\n`;
+    const withLibs = (name: string, libs: Record<string, string>) => writePlugin(root, name, {
+      "main.js": manifest('[tool.knot]\nversion = "1.0.0"') + "export function a() {}\n",
+      ...Object.fromEntries(Object.entries(libs).map(([file, text]) => [`libs/${file}`, text])),
+    });
+    withLibs("good", { "calc.js": lib('"1.2.0"'), "plain.js": "export const y = 2;\n" });
+    withLibs("badversion", { "calc.js": lib('"1.2"') });
+    withLibs("typo", { "calc.js": lib('"1.2.0"', "// verison = 2\n") });
+    withLibs("nolib", { "calc.js": "// /// script\n// [tool.knot]\n// version = \"1.0.0\"\n// ///\n" });
+    const registry = await load(root);
+    assert.deepEqual([...registry.loaded.keys()], ["good"]);
+    assert.deepEqual([...registry.loaded.get("good")!.libs], [["calc", "1.2.0"], ["plain", null]]);
+    const reasons = Object.fromEntries(registry.failed.map((f) => [f.name, f.reason]));
+    assert.equal(reasons.badversion, 'plugin "badversion": libs/calc.js tool.knot.lib.version must be a semver version like "1.0.0" (got "1.2") (line 4)');
+    assert.equal(reasons.typo, 'plugin "typo": libs/calc.js tool.knot.lib.verison is not a known key (expected one of: version) (line 5)');
+    assert.match(reasons.nolib ?? "", /plugin "nolib": libs\/calc\.js tool\.knot\.version is not a known key \(expected one of: lib\) \(line 3\)/);
+  });
 });

@@ -24,6 +24,7 @@ export function describePlugins(registry: PluginRegistry) {
       logoDark: plugin.manifest.logoDark,
       fieldHandlers: plugin.manifest.fieldHandlers,
       dependencies: plugin.manifest.dependencies,
+      libs: [...plugin.libs].map(([stem, version]) => ({ stem, version })),
     })),
     disabled: registry.disabled,
     failed: registry.failed.map((f) => ({ name: f.name, reason: f.reason, problems: f.problems })),
