@@ -41,6 +41,8 @@ describe("form-encoded bodies on /plugins/<name>/<fn>", () => {
     const res = await request(`${t.url}/plugins/probe/echo`, token, { method: "POST", headers: FORM, body: "__proto__=a&__proto__=b&ok=1" });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.params, JSON.parse('{"__proto__":["a","b"],"ok":"1"}'));
+    const query = await request(`${t.url}/plugins/probe/echo?__proto__=a&__proto__=b`, token);
+    assert.deepEqual(query.body.params, JSON.parse('{"__proto__":["a","b"]}'), "the query string reads the same way");
   });
 
   it("other content types are still read as JSON (a non-JSON body stays 400 INVALID_JSON)", async () => {
