@@ -97,8 +97,15 @@ describe("plugin loader: navigation assets, dependencies and config tables", () 
     const root = tempDir();
     versioned(root, "cms", "1.4.0");
     versioned(root, "blog", "2.0.0", ["cms"]);
-    const registry = await load(root, { cms: { enabled: false }, cmss: { url: "x" } });
-    assert.deepEqual(registry.disabled, ["cms"]);
+    writePlugin(root, "tooly", {
+      "main.js": manifest(`[tool.knot]\nversion = "1.0.0"\nexport = ["client.js"]\n[[tool.knot.mcp_tools]]\nname = "tooly_run"\ndescription = "d"\nhandler = "run"\n[[tool.knot.pages]]\npath = "/p"\nhandler = "run"\nlabel = "P"`) + "export function run() { return 1; }\n",
+      "client.js": 'import { call } from "knot:plugin";\nexport const go = () => call("tooly", "run");\n',
+    });
+    const registry = await load(root, { cms: { enabled: false }, tooly: { enabled: false }, cmss: { url: "x" } });
+    assert.deepEqual(registry.disabled, ["cms", "tooly"]);
+    assert.equal(registry.mcpTool("tooly_run"), null, "a disabled plugin's MCP tool is not listed or callable");
+    assert.equal(registry.pages().length, 0);
+    assert.equal(registry.clientModule("plugin:tooly"), null);
     assert.equal(registry.loaded.has("cms"), false);
     assert.equal(registry.handler("cms", "ping"), null);
     assert.match(registry.failed.find((f) => f.name === "blog")?.reason ?? "", /needs plugin "cms".*not loaded \(not installed, disabled or failed\)/);
