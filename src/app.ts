@@ -12,6 +12,7 @@ import { createLoopbackTokens } from "./auth/loopback-tokens.ts";
 import type { ServerConfig } from "./config.ts";
 import { auditRoutes } from "./http/routes/audit-routes.ts";
 import { coreRoutes } from "./http/routes/core-routes.ts";
+import { navigationRoutes } from "./http/routes/navigation-routes.ts";
 import { pluginRoutes } from "./http/routes/plugin-routes.ts";
 import { toolRoutes } from "./http/routes/tool-routes.ts";
 import { visibilityRoutes } from "./http/routes/visibility-routes.ts";
@@ -103,7 +104,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   events.onStored(() => sinks.wake());
   await mcp.startChangeBus();
   const retention = startAuditRetention(store, config.audit.retentionDays, logger);
-  const routes: Route[] = [...visibilityRoutes(services, mcp), ...auditRoutes(services), ...coreRoutes(services), ...pluginRoutes(services), ...toolRoutes(services, { catalog, runner, audit }), ...webRoutes(services), ...sinkRoutes(services), ...consentRoutes(services, oauth), ...metricsRoutes(metrics)];
+  const routes: Route[] = [...visibilityRoutes(services, mcp), ...auditRoutes(services), ...coreRoutes(services), ...navigationRoutes(services), ...pluginRoutes(services), ...toolRoutes(services, { catalog, runner, audit }), ...webRoutes(services), ...sinkRoutes(services), ...consentRoutes(services, oauth), ...metricsRoutes(metrics)];
   const drain = createDrain({
     // While draining, a running tool's loopback calls still reach their handlers so the run can finish.
     exempt: (req) => isLoopbackAddress(req.socket.remoteAddress) && loopbackTokens.lookup(bearerFrom(req.headers.authorization) ?? "") !== null,

@@ -189,12 +189,22 @@ function checkSection(section: string, value: unknown, shape: Record<string, str
   }
 }
 
+export const MAX_PLUGIN_TABLE_BYTES = 64 * 1024;
+
 function pluginTables(value: unknown): ServerConfig["plugins"] {
   if (value === undefined) return Object.freeze({});
   if (!isTable(value)) throw new KnotError("CONFIG_INVALID", "config: [plugins] must hold one table per plugin", { where: "plugins" });
   const out: Record<string, Record<string, unknown>> = {};
   for (const [name, table] of Object.entries(value)) {
     if (!isTable(table)) throw new KnotError("CONFIG_INVALID", `config: [plugins.${name}] must be a table`, { where: `plugins.${name}` });
+    if (table.enabled !== undefined && typeof table.enabled !== "boolean") {
+      throw new KnotError("CONFIG_INVALID", `config: plugins.${name}.enabled must be true or false`, { where: `plugins.${name}.enabled` });
+    }
+    // Handed to the plugin as request.config on every call: a bounded size keeps that cheap.
+    const size = Buffer.byteLength(JSON.stringify(table), "utf8");
+    if (size > MAX_PLUGIN_TABLE_BYTES) {
+      throw new KnotError("CONFIG_INVALID", `config: [plugins.${name}] is ${size} bytes as JSON; a plugin's table is at most ${MAX_PLUGIN_TABLE_BYTES} bytes (64 KiB)`, { where: `plugins.${name}` });
+    }
     out[name] = Object.freeze({ ...table });
   }
   return Object.freeze(out);

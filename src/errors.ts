@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   PLUGIN_COLLISION: { status: 500, meaning: "a plugin declares a tool name another plugin already owns" },
   PLUGIN_LOAD_FAILED: { status: 500, meaning: "a plugin's code could not be imported (or its peers could not start)" },
   PLUGIN_UNAVAILABLE: { status: 503, meaning: "a plugin's peer process is down and being restarted; retry shortly" },
+  DEPENDENCY_MISSING: { status: 500, meaning: "a plugin's dependency is not loaded or is too old" },
   // requests
   BAD_REQUEST: { status: 400, meaning: "the request is malformed" },
   INVALID_JSON: { status: 400, meaning: "the request body is not valid JSON" },

@@ -18,6 +18,8 @@ describe("server configuration", () => {
     assert.equal(config.durability, "normal");
     assert.equal(config.limits.cpuMs, 100);
     assert.deepEqual(config.plugins.metrics, { url: "x" });
+    const nearCap = configFromToml({ plugins: { big: { blob: "x".repeat(64 * 1024 - 40), enabled: false } } }, "/srv");
+    assert.equal(nearCap.plugins.big?.enabled, false, "a table just under 64 KiB is accepted");
     assert.equal(configFromToml({ server: { database: "postgres://u:p@h/db" } }, "/srv").database, "postgres://u:p@h/db");
   });
 
@@ -30,6 +32,8 @@ describe("server configuration", () => {
       [{ limits: { cpu_ms: -1 } }, "limits.cpu_ms"],
       [{ mcp: { allowed_hosts: [1] } }, "mcp.allowed_hosts"],
       [{ plugins: { demo: 3 } }, "plugins.demo"],
+      [{ plugins: { demo: { enabled: "no" } } }, "plugins.demo.enabled"],
+      [{ plugins: { demo: { blob: "x".repeat(64 * 1024) } } }, "plugins.demo"],
     ];
     for (const [doc, where] of cases) {
       assert.throws(() => configFromToml(doc, "/srv"), (e: KnotError) => e.code === "CONFIG_INVALID" && e.detail.where === where, where);

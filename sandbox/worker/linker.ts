@@ -34,6 +34,20 @@ function shown(specifier: string): string {
   return JSON.stringify(specifier.length > 200 ? `${specifier.slice(0, 200)}…` : specifier);
 }
 
+const MISSING_EXPORT = /^The requested module '([^']*)' does not provide an export named '(.*)'$/s;
+
+/**
+ * V8's link error for `import { X } from "plugin:y"` when the module has no export X, as the
+ * tool's refusal: MODULE_NOT_ALLOWED "identifier not found: X in plugin:y" (knot's wording),
+ * not an INTERNAL failure. Undefined for any other error.
+ */
+export function missingExportError(error: unknown): SafeError | undefined {
+  const match = error instanceof Error ? MISSING_EXPORT.exec(error.message) : null;
+  if (!match) return undefined;
+  const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
+  return safeError("MODULE_NOT_ALLOWED", `identifier not found: ${clip(match[2]!)} in ${clip(match[1]!)}`);
+}
+
 export function createLinker(options: LinkerOptions): Linker {
   const cache = new Map<string, Promise<Module>>();
   let failure: SafeError | undefined;

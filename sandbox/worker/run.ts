@@ -13,7 +13,7 @@ import type { FreshContext } from "./fresh-context.ts";
 import { createGuestBindings } from "./guest-bindings.ts";
 import { RETURNED } from "./guest-verdict.ts";
 import type { Isolate } from "./ivm.ts";
-import { createLinker } from "./linker.ts";
+import { createLinker, missingExportError } from "./linker.ts";
 import { performLoopbackCall, type LoopbackRequest } from "./loopback.ts";
 import { createRunLog } from "./run-log.ts";
 import { classifyThrown } from "./thrown.ts";
@@ -166,6 +166,8 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
       await track(toolModule.instantiate(context, (specifier) => linker.resolve(specifier)));
     } catch (error) {
       if (linker.failure !== undefined) return settle(linkFailure());
+      const missing = missingExportError(error);
+      if (missing !== undefined) return settle({ ok: false, error: missing });
       throw error;
     }
     const entry = await track(isolate.compileModule(ENTRY_SOURCE, { filename: "knot:internal/entry" }));

@@ -45,7 +45,8 @@ export function queryParams(search: URLSearchParams): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of new Set(search.keys())) {
     const values = search.getAll(key);
-    out[key] = values.length === 1 ? values[0] : values;
+    // defineProperty: a key named `__proto__` stays a plain own param, never the object's prototype.
+    Object.defineProperty(out, key, { value: values.length === 1 ? values[0] : values, enumerable: true, writable: true, configurable: true });
   }
   const packed = out.params;
   if (typeof packed === "string" && packed.startsWith("{")) {
@@ -62,4 +63,19 @@ export function queryParams(search: URLSearchParams): Record<string, unknown> {
     }
   }
   return out;
+}
+
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
+
+/**
+ * A request body as params: form-encoded (`application/x-www-form-urlencoded`, what an HTML form
+ * posts) reads exactly like a query string — repeated keys become lists, a `params` key may carry
+ * JSON — and anything else must be a JSON object. Both are read under the same byte limit and
+ * nesting limit.
+ */
+export function parseParamsBody(body: Buffer, contentType: string | undefined): Record<string, unknown> {
+  if (contentType !== undefined && FORM_TYPE.test(contentType)) {
+    return queryParams(new URLSearchParams(body.toString("utf8")));
+  }
+  return parseJsonObject(body);
 }

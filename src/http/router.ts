@@ -15,6 +15,8 @@ export interface PublicContext {
   readonly requestId: string;
   /** The body as a JSON object (empty → {}), read under the size limit. */
   json(): Promise<Record<string, unknown>>;
+  /** The body as params: a JSON object, or form-encoded fields (parseParamsBody). */
+  bodyParams(): Promise<Record<string, unknown>>;
 }
 
 export interface HttpContext extends PublicContext {

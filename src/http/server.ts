@@ -11,7 +11,7 @@ import { effectiveIsAdmin } from "../identity/principal.ts";
 import type { Logger } from "../log.ts";
 import type { Drain } from "../lifecycle/drain.ts";
 import { assertCsrfProof, needsCsrfProof, requestIsSecure, sessionFromCookies } from "../web/session-cookie.ts";
-import { parseJsonObject, readBody } from "./body.ts";
+import { parseJsonObject, parseParamsBody, readBody } from "./body.ts";
 import { runInRequestScope } from "./request-scope.ts";
 import { applyConnectionLimits, connectionsCheckingIntervalMs, DEFAULT_HTTP_LIMITS, type HttpLimits } from "./connection-limits.ts";
 import { sendError } from "./respond.ts";
@@ -78,6 +78,7 @@ async function handle(options: HttpServerOptions, req: IncomingMessage, res: Ser
   const base: PublicContext = {
     req, res, url, params: matched.params, requestId: ids.requestId,
     json: async () => parseJsonObject(await readBody(req, options.maxBodyBytes)),
+    bodyParams: async () => parseParamsBody(await readBody(req, options.maxBodyBytes), req.headers["content-type"]),
   };
   const route: Route = matched.route;
   if (route.access === "public") return route.handle(base);

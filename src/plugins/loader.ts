@@ -13,6 +13,8 @@ import type { Logger } from "../log.ts";
 import { silentLogger } from "../log.ts";
 import { parsePluginManifest } from "./manifest/index.ts";
 import type { PluginManifest } from "./manifest-types.ts";
+import { withDependenciesMet } from "./dependencies.ts";
+import { readLibVersions, readPluginAssets, type PluginAssets } from "./plugin-assets.ts";
 import { registerPluginRoot, removeLoadedPlugin, rootKey } from "./module-hooks.ts";
 import { parsePeerManifest } from "./peers/peer-manifest.ts";
 import { registerPeerModule, removePeerModules } from "./peers/peer-modules.ts";
@@ -41,6 +43,8 @@ interface Candidate {
   readonly config: Record<string, unknown>;
   readonly clientModules: ClientModuleSet | null;
   readonly peers: PluginPeers | null;
+  readonly assets: PluginAssets;
+  readonly libs: ReadonlyMap<string, string | null>;
 }
 
 const PLUGIN_NAME = /^[a-z0-9_-]+$/;
@@ -52,7 +56,12 @@ export async function loadPlugins(options: LoadOptions): Promise<PluginRegistry>
   const fail = (name: string, dir: string, problems: PluginProblem[]) => failed.push({ name, dir, reason: problems.map((p) => p.message).join("; "), problems });
 
   const candidates: Candidate[] = [];
-  const entries = listEntries(root, warnings);
+  const disabled: string[] = [];
+  const entries = listEntries(root, warnings).filter((entry) => {
+    if (options.pluginConfig?.[entry]?.enabled !== false) return true;
+    disabled.push(entry); // switched off in the server config: not even its metadata is read
+    return false;
+  });
   removePeerModules(rootKey(root));
   const read = await Promise.all(entries.map((entry) => readCandidate(entry, path.join(root, entry), options)));
   read.forEach((result, i) => {
@@ -72,13 +81,15 @@ export async function loadPlugins(options: LoadOptions): Promise<PluginRegistry>
     } else imported.push(result);
   }
 
-  const loaded = withoutCollisions(imported, (plugin, problems) => {
+  const reject = (plugin: LoadedPlugin, problems: PluginProblem[]) => {
     removeLoadedPlugin(root, plugin.name);
     void plugin.peers?.stop();
     fail(plugin.name, plugin.dir, problems);
-  });
+  };
+  const loaded = withDependenciesMet(withoutCollisions(imported, reject), reject);
   failed.sort((a, b) => a.name.localeCompare(b.name));
-  return new PluginRegistry(root, loaded, failed, warnings);
+  warnings.push(...unknownConfigTables(options.pluginConfig, root));
+  return new PluginRegistry(root, loaded, failed, warnings, disabled);
 }
 
 function listEntries(root: string, warnings: string[]): string[] {
@@ -125,7 +136,13 @@ async function readDeclarations(name: string, dir: string, options: LoadOptions,
     return { problems: missing.map((key) => ({ code: "CONFIG_INVALID", where: `${name}: config`, message: `plugin "${name}": config key "${key}" is required in the server config's [plugins.${name}] table` })) };
   }
 
-  if (manifest.exports.length === 0) return { name, dir, manifest, config, clientModules: null, peers };
+  const read = readPluginAssets(name, dir, manifest);
+  if ("problems" in read) return read;
+  const { assets } = read;
+  const libRead = readLibVersions(name, dir);
+  if ("problems" in libRead) return libRead;
+  const { libs } = libRead;
+  if (manifest.exports.length === 0) return { name, dir, manifest, config, clientModules: null, peers, assets, libs };
   // Read peer-first (a fetcher peer may serve its own client), disk second; the build itself is synchronous.
   const texts = new Map<string, string>();
   for (const e of manifest.exports) {
@@ -136,7 +153,7 @@ async function readDeclarations(name: string, dir: string, options: LoadOptions,
   if (!built.ok) {
     return { problems: built.problems.map((p) => ({ code: p.code, where: `${name}: export ${p.file}`, line: p.line, message: `plugin "${name}": export ${p.file} line ${p.line}: ${p.message}` })) };
   }
-  return { name, dir, manifest, config, clientModules: built.set, peers };
+  return { name, dir, manifest, config, clientModules: built.set, peers, assets, libs };
 }
 
 /** main.js's block if there is a main.js; else the declarations of the manifest peer. */
@@ -185,7 +202,7 @@ async function importCandidate(candidate: Candidate): Promise<LoadedPlugin | { p
     else problems.push({ code: "METADATA_INVALID", where: `${name}: ${key}.handler`, line, message: `plugin "${name}": ${key} handler "${handler}" (main.js line ${line}) is not an exported function of main.js${candidate.peers ? " nor a function of its peers" : ""}` });
   }
   if (problems.length > 0) return { problems };
-  return { name, dir: candidate.dir, manifest, config: Object.freeze(candidate.config), clientModules: candidate.clientModules, functions, peers: candidate.peers };
+  return { name, dir: candidate.dir, manifest, config: Object.freeze(candidate.config), clientModules: candidate.clientModules, assets: candidate.assets, libs: candidate.libs, functions, peers: candidate.peers };
 }
 
 /** Tool names are one namespace: in plugin-name order the first owner wins; a later plugin fails whole. */
@@ -205,6 +222,13 @@ function withoutCollisions(plugins: LoadedPlugin[], reject: (plugin: LoadedPlugi
     kept.push(plugin);
   }
   return kept;
+}
+
+/** A `[plugins.<name>]` table whose name is no plugin folder is most likely a typo: say so. */
+function unknownConfigTables(pluginConfig: LoadOptions["pluginConfig"], root: string): string[] {
+  const names = Object.keys(pluginConfig ?? {});
+  const present = new Set(fs.existsSync(root) ? fs.readdirSync(root) : []);
+  return names.filter((name) => !present.has(name)).map((name) => `config table [plugins.${name}] names no installed plugin (no folder ${name} in ${root}); it is ignored`);
 }
 
 function toProblem(error: KnotError): PluginProblem {

@@ -47,6 +47,38 @@ export interface PageDecl {
   readonly label: string;
   readonly permission: string | null;
   readonly line: number;
+  /** The page the plugin's menu opens on (at most one page says `default = true`). */
+  readonly default?: boolean;
+  /** Shorter text for the navigation than `label`. */
+  readonly menuLabel?: string;
+  /** One of the plugin's declared `icons`. */
+  readonly icon?: string;
+}
+
+/** `[[tool.knot.menus]]`: a navigation link, shown to users who pass its gate. */
+export interface MenuDecl {
+  readonly label: string;
+  /** `/…` inside this server, or an absolute http(s) URL. */
+  readonly url: string;
+  readonly permission: string | null;
+  readonly icon: string | null;
+  readonly line: number;
+}
+
+/** `[[tool.knot.field_handlers]]`: a declared handler offered as a field helper in the UI. */
+export interface FieldHandlerDecl {
+  readonly label: string;
+  readonly handler: string;
+  readonly permission: string | null;
+  readonly line: number;
+}
+
+/** `dependencies = ["other>=1.2"]`: another plugin that must be loaded, in a semver range. */
+export interface DependencyDecl {
+  readonly plugin: string;
+  /** Semver range; `*` when only the name is given. */
+  readonly range: string;
+  readonly line: number;
 }
 
 export interface EventDecl {
@@ -82,6 +114,13 @@ export interface PluginManifest {
   readonly config: readonly string[];
   /** `[[tool.knot.events]]`: event types the plugin may emit. */
   readonly events: readonly EventDecl[];
+  readonly menus: readonly MenuDecl[];
+  /** Relative `.svg` paths in the plugin folder, sanitised at load and served to signed-in users. */
+  readonly icons: readonly string[];
+  readonly logoLight: string | null;
+  readonly logoDark: string | null;
+  readonly fieldHandlers: readonly FieldHandlerDecl[];
+  readonly dependencies: readonly DependencyDecl[];
 }
 
 export interface JsonSchemaObject {

@@ -18,6 +18,10 @@ export interface LoadedPlugin {
   readonly manifest: PluginManifest;
   readonly config: Readonly<Record<string, unknown>>;
   readonly clientModules: ClientModuleSet | null;
+  /** Sanitised SVG icons and logos by relative path (plugin-assets.ts). */
+  readonly assets: ReadonlyMap<string, string>;
+  /** `libs/<stem>.js` → its `[tool.knot.lib]` version, or null when it declares none. */
+  readonly libs: ReadonlyMap<string, string | null>;
   /** Exported functions of main.js (or functions of its peers), by name. */
   readonly functions: ReadonlyMap<string, HandlerFunction>;
   /** The plugin's peers (`bin/*`), or null for a main.js-only plugin. */
@@ -62,10 +66,13 @@ export class PluginRegistry {
   readonly loaded: ReadonlyMap<string, LoadedPlugin>;
   readonly failed: readonly FailedPlugin[];
   readonly warnings: readonly string[];
+  /** Plugins the server config switches off (`enabled = false`): nothing of theirs is reachable. */
+  readonly disabled: readonly string[];
   readonly #tools: ReadonlyMap<string, ResolvedMcpTool>;
 
-  constructor(root: string, loaded: LoadedPlugin[], failed: FailedPlugin[], warnings: string[]) {
+  constructor(root: string, loaded: LoadedPlugin[], failed: FailedPlugin[], warnings: string[], disabled: string[] = []) {
     this.root = root;
+    this.disabled = disabled;
     this.loaded = new Map(loaded.map((p) => [p.name, p]));
     this.failed = failed;
     this.warnings = warnings;

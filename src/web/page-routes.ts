@@ -13,6 +13,7 @@ import type { Principal } from "../identity/principal.ts";
 import { resultValue } from "../plugins/plugin-pool.ts";
 import type { ResolvedPage } from "../plugins/registry.ts";
 import type { Services } from "../services.ts";
+import { assetUrl } from "../http/routes/navigation-routes.ts";
 import { renderPageDocument } from "./page-document.ts";
 
 /** A page is gated like its handler: its permission, and scopes naming `plugin.<plugin>.<handler>` or that permission. */
@@ -27,6 +28,8 @@ export function pageRoutes(services: Services): Route[] {
       handle: (ctx) => sendJson(ctx.res, 200, {
         pages: registry.pages().filter((page) => passes(ctx.principal, page)).map((page) => ({
           plugin: page.plugin.name, path: page.decl.path, label: page.decl.label, permission: page.decl.permission,
+          menuLabel: page.decl.menuLabel ?? page.decl.label, icon: page.decl.icon ? assetUrl(page.plugin.name, page.decl.icon) : null,
+          default: page.decl.default === true,
         })),
       }),
     },

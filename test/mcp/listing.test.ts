@@ -146,4 +146,35 @@ describe("MCP listing and calling through one resolver", () => {
     assert.equal((await request(`${t.url}/api/tools/visibility?user=nobody`, tokens.admin!)).body.code, "NOT_FOUND");
     assert.equal((await request(`${t.url}/api/tools/visibility?user=plain&token=${tokenId}`, tokens.admin!)).body.code, "NOT_FOUND");
   });
+
+  test("GET /api/me/visibility: every user asks why a tool is hidden from them, never about others' tools", async () => {
+    const reason = (body: any, name: string, kind?: string) => body.tools.find((x: any) => x.name === name && (!kind || x.kind === kind));
+    const mine = await request(`${t.url}/api/me/visibility`, tokens.plain!);
+    assert.equal(mine.status, 200);
+    assert.equal(mine.body.user, "plain");
+    assert.equal(mine.body.mcp.allowed, true);
+    assert.equal(reason(mine.body, "ops_report").reason, "missing grant");
+    assert.equal(reason(mine.body, "greet", "plugin").reason, "shadowed");
+    assert.equal(reason(mine.body, "open_echo").visible, true);
+    assert.equal(reason(mine.body, "shared_echo").visible, true);
+    assert.equal(reason(mine.body, "daves_secret"), undefined, "another user's unshared tool is not named to others");
+    const admins = await request(`${t.url}/api/tools/visibility?user=plain`, tokens.admin!);
+    const withoutSharing = admins.body.tools.filter((x: any) => x.reason !== "sharing");
+    assert.deepEqual(mine.body.tools, withoutSharing, "the same report as the admin's, less other users' tools");
+
+    // A scoped token learns about itself only: its own scopes decide, and it may not ask about another token.
+    const carolToolsId = (await t.app.store.findTokenByHash(hashSecret(tokens.carolTools!)))!.id;
+    const carolStatsId = (await t.app.store.findTokenByHash(hashSecret(tokens.carolStats!)))!.id;
+    const scoped = await request(`${t.url}/api/me/visibility`, tokens.carolTools!);
+    assert.equal(scoped.status, 200);
+    assert.equal(scoped.body.token, carolToolsId);
+    assert.equal(reason(scoped.body, "stats_read").reason, "scope");
+    assert.equal(reason(scoped.body, "danger_wipe").reason, "scope");
+    assert.equal((await request(`${t.url}/api/me/visibility?token=${carolStatsId}`, tokens.carolTools!)).body.code, "PERMISSION_DENIED");
+    // An unscoped caller may ask about each of their own tokens, and only their own.
+    const carol = await t.userWithToken("carol2", { grants: ["knot.mcp"] });
+    assert.equal((await request(`${t.url}/api/me/visibility?token=${carolToolsId}`, carol.token)).body.code, "NOT_FOUND");
+    const dave = await request(`${t.url}/api/me/visibility`, (await t.userWithToken("erin")).token);
+    assert.deepEqual(dave.body.mcp, { allowed: false, reason: "missing grant", detail: "needs knot.mcp" });
+  });
 });

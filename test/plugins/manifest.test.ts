@@ -4,6 +4,8 @@ import { parametersToJsonSchema, validateParameterDecls } from "../../src/plugin
 import type { PluginManifest } from "../../src/plugins/manifest-types.ts";
 import { HEAD, parseErrors, parseOk, plugin } from "./manifest-helpers.ts";
 
+const NO_NAVIGATION = { menus: [], icons: [], logoLight: null, logoDark: null, fieldHandlers: [], dependencies: [] };
+
 // ---------------------------------------------------------------------------------------------
 // A full, valid manifest
 
@@ -137,6 +139,7 @@ test("a full manifest parses to qualified declarations with lines, defaults and 
     ],
     config: ["url", "api_key"],
     events: [],
+    ...NO_NAVIGATION,
   };
   assert.deepEqual(parseOk(FULL), expected);
 });
@@ -179,7 +182,7 @@ test("the DESIGN.md example parses; a minimal block gets its defaults", () => {
   const minimal = parseOk(plugin(["[tool.knot]", 'version = "0.0.1"']));
   assert.deepEqual(minimal, {
     name: "metrics", api: 1, version: "0.0.1", description: "", requires: null, permissions: [],
-    handlers: [], mcpTools: [], pages: [], exports: [], config: [], events: [],
+    handlers: [], mcpTools: [], pages: [], exports: [], config: [], events: [], ...NO_NAVIGATION,
   });
   const explicitApi = parseOk(plugin(["[tool.knot]", "api = 1", 'version = "0.0.1"']));
   assert.equal(explicitApi.api, 1);

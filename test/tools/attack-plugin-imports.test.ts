@@ -41,4 +41,19 @@ describe("user tools cannot import a plugin's main module or libs", () => {
     assert.equal(named.ok, false, "a handler of main.js is not an export of plugin:demo");
     assert.doesNotMatch(JSON.stringify(named), /examples\/plugins|\/work\//, "no host path in the refusal");
   });
+
+  it("importing a member a client module does not export is MODULE_NOT_ALLOWED naming it and the module (issue 15)", async () => {
+    for (const [code, member, module] of [
+      [`import { echo_word } from "plugin:demo";\nexport default () => 1;`, "echo_word", "plugin:demo"],
+      [`import { Widgets, nope } from "plugin:demo";\nexport default () => 1;`, "nope", "plugin:demo"],
+      [`import { titled, add } from "plugin:demo/format";\nexport default () => 1;`, "add", "plugin:demo/format"],
+      [`import { toString } from "knot:tool";\nexport default () => 1;`, "toString", "knot:tool"],
+      [`export { secretThing } from "plugin:demo";\nexport default () => 1;`, "secretThing", "plugin:demo"],
+    ] as const) {
+      const body = await draft(code);
+      assert.equal(body.ok, false, code);
+      assert.equal(body.error.code, "MODULE_NOT_ALLOWED", `${code}: ${JSON.stringify(body.error)}`);
+      assert.equal(body.error.message, `identifier not found: ${member} in ${module}`, code);
+    }
+  });
 });

@@ -11,6 +11,7 @@ import { after, before, describe, it } from "node:test";
 import { createLoopbackTokens } from "../../src/auth/loopback-tokens.ts";
 import { auditRoutes } from "../../src/http/routes/audit-routes.ts";
 import { coreRoutes } from "../../src/http/routes/core-routes.ts";
+import { navigationRoutes } from "../../src/http/routes/navigation-routes.ts";
 import { pluginRoutes } from "../../src/http/routes/plugin-routes.ts";
 import { toolRoutes } from "../../src/http/routes/tool-routes.ts";
 import { visibilityRoutes } from "../../src/http/routes/visibility-routes.ts";
@@ -36,7 +37,7 @@ describe("a leaked loopback token cannot manage the server", () => {
     live = t.app.loopbackTokens.mint(adminPrincipal, "boundary-run", 60_000);
     const { app } = t;
     routes = [
-      ...visibilityRoutes(app, app.mcp), ...auditRoutes(app), ...coreRoutes(app), ...pluginRoutes(app),
+      ...visibilityRoutes(app, app.mcp), ...auditRoutes(app), ...coreRoutes(app), ...navigationRoutes(app), ...pluginRoutes(app),
       ...toolRoutes(app, { catalog: app.catalog, runner: app.runner, audit: app.audit }), ...webRoutes(app), ...metricsRoutes(app.metrics),
     ];
   });

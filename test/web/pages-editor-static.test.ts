@@ -54,7 +54,7 @@ test("page documents: kv, table and stat values stay text; bad blocks are report
 
 test("GET /api/pages lists only the pages whose gate the caller passes; rendering is gated too", async () => {
   const mine = await request(`${t.url}/api/pages`, viewer);
-  assert.deepEqual(mine.body.pages, [{ plugin: "demo", path: "/status", label: "Demo status", permission: "plugin.demo.view_dashboard" }]);
+  assert.deepEqual(mine.body.pages, [{ plugin: "demo", path: "/status", label: "Demo status", permission: "plugin.demo.view_dashboard", menuLabel: "Demo status", icon: null, default: false }]);
   assert.deepEqual((await request(`${t.url}/api/pages`, stranger)).body.pages, []);
   const page = await request(`${t.url}/api/pages/demo/status?note=${encodeURIComponent("<script>x</script> **hi**")}`, viewer);
   assert.equal(page.status, 200);

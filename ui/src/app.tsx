@@ -6,6 +6,7 @@ import { Loading } from "./lib/ui.tsx";
 import { AuditView } from "./views/audit.tsx";
 import { ConsentView } from "./views/consent.tsx";
 import { PluginPageView } from "./views/plugin-page.tsx";
+import { PluginNav } from "./views/plugin-nav.tsx";
 import { PluginsView } from "./views/plugins.tsx";
 import { SignIn } from "./views/sign-in.tsx";
 import { TokensView } from "./views/tokens.tsx";
@@ -17,6 +18,8 @@ interface PageLink {
   plugin: string;
   path: string;
   label: string;
+  menuLabel?: string;
+  icon?: string | null;
 }
 
 export function App() {
@@ -64,10 +67,11 @@ export function App() {
             <span class="nav-pages" role="group" aria-label="Plugin pages">
               {pages.map((p) => {
                 const active = section === "pages" && route[1] === p.plugin && `/${route[2] ?? ""}` === p.path;
-                return <a key={`${p.plugin}${p.path}`} href={href("pages", p.plugin, p.path.slice(1))} class={active ? "active page-link" : "page-link"} aria-current={active ? "page" : undefined}>{p.label}</a>;
+                return <a key={`${p.plugin}${p.path}`} href={href("pages", p.plugin, p.path.slice(1))} class={active ? "active page-link" : "page-link"} aria-current={active ? "page" : undefined}>{p.icon ? <img class="nav-icon" src={p.icon} alt="" height={14} /> : null}{p.menuLabel ?? p.label}</a>;
               })}
             </span>
           ) : null}
+          <PluginNav userId={me.id} />
         </nav>
         <div class="who">
           <span class="user-name" title={me.groups.length ? `groups: ${me.groups.join(", ")}` : "no groups"}>{me.name}{me.isAdmin ? " (admin)" : ""}</span>

@@ -15,8 +15,11 @@ export async function pluginsCommand(args: string[]): Promise<number> {
     for (const problem of failure.problems) process.stderr.write(`${failure.name}: ${problem.code}: ${problem.message}\n`);
   }
   for (const plugin of registry.loaded.values()) {
-    process.stdout.write(`ok ${plugin.name} ${plugin.manifest.version}: ${plugin.manifest.handlers.length} handlers, ${plugin.manifest.mcpTools.length} MCP tools, ${plugin.manifest.exports.length} exports\n`);
+    const { manifest } = plugin;
+    const navigation = manifest.menus.length + manifest.fieldHandlers.length > 0 ? `, ${manifest.menus.length} menus, ${manifest.fieldHandlers.length} field handlers` : "";
+    process.stdout.write(`ok ${plugin.name} ${manifest.version}: ${manifest.handlers.length} handlers, ${manifest.mcpTools.length} MCP tools, ${manifest.exports.length} exports${navigation}\n`);
   }
+  for (const name of registry.disabled) process.stdout.write(`disabled ${name} (enabled = false in the server config)\n`);
   await registry.close(); // peers started for the check
   return registry.failed.length === 0 ? 0 : 1;
 }

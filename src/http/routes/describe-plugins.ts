@@ -1,3 +1,4 @@
+import { assetUrl } from "./navigation-routes.ts";
 import type { PluginRegistry } from "../../plugins/registry.ts";
 
 /** Everything an admin needs to see about the plugins folder: declarations, failures, warnings. */
@@ -18,7 +19,15 @@ export function describePlugins(registry: PluginRegistry) {
       clientModules: plugin.clientModules?.specifiers ?? [],
       config: plugin.manifest.config,
       peers: plugin.peers?.health() ?? [],
+      menus: plugin.manifest.menus,
+      icons: plugin.manifest.icons.map((file) => ({ file, url: assetUrl(plugin.name, file) })),
+      logoLight: plugin.manifest.logoLight,
+      logoDark: plugin.manifest.logoDark,
+      fieldHandlers: plugin.manifest.fieldHandlers,
+      dependencies: plugin.manifest.dependencies,
+      libs: [...plugin.libs].map(([stem, version]) => ({ stem, version })),
     })),
+    disabled: registry.disabled,
     failed: registry.failed.map((f) => ({ name: f.name, reason: f.reason, problems: f.problems })),
     warnings: registry.warnings,
   };

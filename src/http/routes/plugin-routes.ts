@@ -7,7 +7,8 @@ import type { Route } from "../router.ts";
 
 /**
  * `GET|POST /plugins/<name>/<fn>`: declared handlers only, as the requesting user. Params are
- * the query merged with the JSON body (the body wins; JSON types survive). A handler declares no
+ * the query merged with the body — JSON (types survive) or form-encoded (strings; repeated keys
+ * become lists) — and the body wins. A handler declares no
  * parameters of its own, so the audit row masks the names its MCP tools declare `secret` or
  * `personal`: a password masked over MCP is masked over HTTP and the loopback too.
  */
@@ -33,7 +34,7 @@ export function pluginRoutes(services: Services): Route[] {
       let result;
       try {
         // Inside the try: params refused for their nesting (or bad JSON) are an audited refusal too.
-        params = { ...queryParams(ctx.url.searchParams), ...(method === "GET" ? {} : await ctx.json()) };
+        params = { ...queryParams(ctx.url.searchParams), ...(method === "GET" ? {} : await ctx.bodyParams()) };
         result = await services.pool.dispatch(plugin, fn, { principal: ctx.principal, method, params, requestId: ctx.requestId });
       } catch (error) {
         await audit(error instanceof KnotError ? String(error.code) : "INTERNAL");

@@ -15,7 +15,8 @@ import { formatKeyPath } from "./key-path.ts";
 import type { KeyPath } from "./key-path.ts";
 
 const HANDLER_KEYS = ["handler", "permission", "write", "destructive"];
-const PAGE_KEYS = ["path", "handler", "label", "permission"];
+/** `default`, `menu_label` and `icon` are checked by check-navigation.ts. */
+const PAGE_KEYS = ["path", "handler", "label", "permission", "default", "menu_label", "icon"];
 const PAGE_PATH = /^\/[A-Za-z0-9/_-]*$/;
 
 /** What a declaration says about a handler function changing things. */

@@ -10,13 +10,15 @@ import { checkEvents } from "./check-events.ts";
 import { checkHandlers, checkPages } from "./check-handlers.ts";
 import { checkMcpTools } from "./check-mcp-tools.ts";
 import { checkConfigKeys, checkExports, checkPermissionIds, checkRuntimeRange, checkVersion } from "./check-plugin-fields.ts";
+import { checkDependencies } from "./check-dependencies.ts";
+import { checkNavigation, NAVIGATION_KEYS } from "./check-navigation.ts";
 import { qualifyPermission } from "./declaration-context.ts";
 import type { KeyPath } from "./key-path.ts";
 
 export const SUPPORTED_API = 1;
 const TOP_LEVEL_KEYS = ["requires-runtime", "tool"];
 const TOOL_KEYS = ["knot"];
-const KNOT_KEYS = ["api", "version", "description", "requires", "permissions", "handlers", "mcp_tools", "pages", "export", "config", "events"];
+const KNOT_KEYS = ["api", "version", "description", "requires", "permissions", "handlers", "mcp_tools", "pages", "export", "config", "events", ...NAVIGATION_KEYS];
 const KNOT_PATH: KeyPath = ["tool", "knot"];
 
 export interface ManifestCheckInput {
@@ -51,6 +53,8 @@ export function checkManifestDocument(input: ManifestCheckInput): PluginManifest
   const exports = checkExports(knot, KNOT_PATH, report);
   const config = checkConfigKeys(knot, KNOT_PATH, report);
   const events = checkEvents(knot, KNOT_PATH, context);
+  const navigation = checkNavigation(knot, KNOT_PATH, context, handlers, pages);
+  const dependencies = checkDependencies(knot, KNOT_PATH, context);
   if (version === undefined) return null;
   return {
     name: input.pluginName,
@@ -61,10 +65,11 @@ export function checkManifestDocument(input: ManifestCheckInput): PluginManifest
     permissions: permissions.ids.map((id) => qualifyPermission(input.pluginName, id)),
     handlers,
     mcpTools,
-    pages,
     exports,
     config,
     events,
+    ...navigation,
+    dependencies,
   };
 }
 
