@@ -13,6 +13,7 @@ import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { MAX_AUDIT_ROW_BYTES } from "../../src/audit/audit-bounds.ts";
+import { ERROR_CODE_META } from "../../src/mcp/results.ts";
 import { canonicalJson, verifyAuditChain } from "../../src/store/audit-hash.ts";
 import { startApp, type TestApp } from "../helpers/fixtures.ts";
 import { connect, markerLines, saveUserTool, writeMcpPlugins } from "./helpers.ts";
@@ -38,8 +39,18 @@ async function rawSession(url: string, token: string) {
     const res = await fetch(`${url}/mcp`, { method: "POST", headers: session, body: `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${JSON.stringify(tool)},"arguments":${argsText}}}` });
     const text = await res.text();
     const data = /^data: (.*)$/m.exec(text);
-    return JSON.parse(data ? data[1]! : text);
+    return asRefusal(JSON.parse(data ? data[1]! : text));
   };
+}
+
+/**
+ * A refusal as `{error: {message, data: {code}}}` whether it came as a JSON-RPC error or, for
+ * argument validation (SEP-1303), as an `isError` tool result carrying its code in `_meta`.
+ */
+function asRefusal(answer: any): { error?: { message: string; data?: { code?: string } } } {
+  const result = answer?.result;
+  if (answer?.error || !result?.isError) return answer;
+  return { error: { message: String(result.content?.[0]?.text ?? ""), data: { code: result._meta?.[ERROR_CODE_META] } } };
 }
 
 const ECHO_TOOL = `export default (r) => ({ got: typeof r.params.deep, summary: "echoed" });`;

@@ -25,7 +25,8 @@ export async function mcpCommand(args: string[]): Promise<number> {
   const stop = () => {
     void connection.close();
   };
-  process.stdin.once("end", stop);
+  // stdin's end needs no handler here: the line transport closes itself once the replies still owed
+  // at EOF are written (closing on "end" would drop a call still running).
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   void connection.closed.then(() => app.close()).then(() => process.exit(0), () => process.exit(1));
