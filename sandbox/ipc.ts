@@ -18,13 +18,15 @@ export type HostToWorker =
 
 export type WorkerToHost =
   | { readonly t: "ready" }
-  | { readonly t: "beat"; readonly rssMb: number }
+  /** `suspect`: the run most likely to blame if the worker is over its memory budget (see main.ts). */
+  | { readonly t: "beat"; readonly rssMb: number; readonly suspect?: string }
   /** The worker received the run (a run never acknowledged by a dying worker is retried elsewhere). */
   | { readonly t: "started"; readonly runId: string }
   | { readonly t: "event"; readonly runId: string; readonly event: RunEvent }
   | { readonly t: "resolve"; readonly runId: string; readonly reqId: number; readonly specifier: string }
   | { readonly t: "done"; readonly runId: string; readonly verdict: WorkerVerdict }
-  | { readonly t: "fatal"; readonly reason: string };
+  /** `runId`: the run whose isolate could not be stopped, when one is to blame. */
+  | { readonly t: "fatal"; readonly reason: string; readonly runId?: string };
 
 /** Arguments the pool passes to `sandbox/worker/main.ts` (process.argv after the script). */
 export interface WorkerArgs {

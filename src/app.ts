@@ -67,6 +67,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   const sandbox = createSandboxPool({
     workers: config.sandbox.workers, runsPerWorker: config.sandbox.runsPerWorker, workerMemoryMb: config.sandbox.workerMemoryMb,
     ...(config.sandbox.recycleAfterRuns === undefined ? {} : { recycleAfterRuns: config.sandbox.recycleAfterRuns }),
+    ...(config.sandbox.userRunsInFlight === undefined ? {} : { userRunsInFlight: config.sandbox.userRunsInFlight }),
   });
   let mcp: McpSurface | null = null;
   const catalog = createUserToolsCatalog(store, registry, { onChange: (tool, previous) => mcp?.notifyToolsChanged(usersAffectedBy(tool, previous)) });

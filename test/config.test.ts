@@ -17,6 +17,7 @@ describe("server configuration", () => {
     assert.equal(config.database, "/srv/db/k.db");
     assert.equal(config.durability, "normal");
     assert.equal(config.limits.cpuMs, 100);
+    assert.equal(configFromToml({ sandbox: { user_runs_in_flight: 3 } }, "/srv").sandbox.userRunsInFlight, 3);
     assert.deepEqual(config.plugins.metrics, { url: "x" });
     assert.equal(configFromToml({ server: { database: "postgres://u:p@h/db" } }, "/srv").database, "postgres://u:p@h/db");
   });

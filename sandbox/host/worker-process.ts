@@ -26,13 +26,14 @@ export interface WorkerProcess {
   send(message: HostToWorker): void;
   /** Asks the worker to exit on its own (the pool is closing); `onExit` then reports "close". */
   shutdown(): void;
-  kill(cause: KillCause, detail: string): void;
+  /** `culpritRunId`: the run that made this necessary, when one did (its user alone pays). */
+  kill(cause: KillCause, detail: string, culpritRunId?: string): void;
 }
 
 export interface WorkerEvents {
   onReady(): void;
   onMessage(message: WorkerToHost): void;
-  onExit(cause: KillCause, detail: string): void;
+  onExit(cause: KillCause, detail: string, culpritRunId: string | undefined): void;
 }
 
 export function spawnWorker(settings: PoolSettings, events: WorkerEvents): WorkerProcess {
@@ -47,7 +48,7 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
   const spawnedAt = Date.now();
   let ready = false;
   let lastBeatAt = spawnedAt;
-  let killed: { cause: KillCause; detail: string } | undefined;
+  let killed: { cause: KillCause; detail: string; culpritRunId?: string | undefined } | undefined;
   let exited = false;
   let stderrTail = "";
 
@@ -60,9 +61,9 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
     if (!exited && child.connected) child.send(message, (error) => error && kill("crash", "the IPC channel failed"));
   }
 
-  function kill(cause: KillCause, detail: string): void {
+  function kill(cause: KillCause, detail: string, culpritRunId?: string): void {
     if (exited) return;
-    killed ??= { cause, detail };
+    killed ??= { cause, detail, culpritRunId };
     child.kill("SIGKILL");
   }
 
@@ -78,7 +79,8 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
     lastBeatAt = Date.now();
     if (message.t === "beat") {
       if (typeof message.rssMb === "number" && message.rssMb > settings.workerMemoryMb) {
-        kill("memory", `the worker used ${message.rssMb} MB, over its budget of ${settings.workerMemoryMb} MB`);
+        const suspect = typeof message.suspect === "string" ? message.suspect : undefined;
+        kill("memory", `the worker used ${message.rssMb} MB, over its budget of ${settings.workerMemoryMb} MB`, suspect);
       }
       return;
     }
@@ -99,7 +101,7 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
     if (workerExitChannel.hasSubscribers) {
       workerExitChannel.publish({ pid: child.pid, cause: ending.cause, detail: ending.detail, stderrTail });
     }
-    events.onExit(ending.cause, ending.detail);
+    events.onExit(ending.cause, ending.detail, killed?.culpritRunId);
   });
 
   return {

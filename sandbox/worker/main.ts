@@ -16,6 +16,8 @@ import { DEFAULT_RUN_LIMITS } from "../protocol.ts";
 
 const heartbeatMs = Math.max(50, Number(process.argv[2] ?? 1_000) || 1_000);
 const runs = new Map<string, RunHandle>();
+/** Settled runs whose isolate has not stopped yet: the first to blame for memory growth. */
+const lingering = new Map<string, RunHandle>();
 const moduleWaiters = new Map<number, (reply: { source: string | null; failed: boolean }) => void>();
 let nextRequestId = 1;
 
@@ -23,8 +25,8 @@ function send(message: WorkerToHost): void {
   if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
 }
 
-function fatal(reason: string): void {
-  send({ t: "fatal", reason });
+function fatal(reason: string, runId?: string): void {
+  send(runId === undefined ? { t: "fatal", reason } : { t: "fatal", reason, runId });
   // The pool kills us on `fatal`; if it cannot, do not linger with a runaway isolate.
   setTimeout(() => process.kill(process.pid, "SIGKILL"), 2_000).unref();
 }
@@ -67,11 +69,12 @@ function onRun(job: unknown): void {
     takeContext: (memoryMb) => supply.take(memoryMb),
     resolveModule: (specifier) => resolveModule(job.runId, specifier),
     onEvent: (event) => send({ t: "event", runId: job.runId, event }),
-    onStuck: fatal,
+    onStuck: (reason) => fatal(reason, job.runId),
   });
   runs.set(job.runId, handle);
   void handle.verdict.then((verdict) => {
     runs.delete(job.runId);
+    lingering.set(job.runId, handle);
     send({ t: "done", runId: job.runId, verdict });
     setImmediate(() => supply.warm(job.limits.heapMb));
   });
@@ -99,6 +102,36 @@ process.on("message", (raw: unknown) => {
   }
 });
 
-setInterval(() => send({ t: "beat", rssMb: Math.round(process.memoryUsage.rss() / 1_048_576) }), heartbeatMs);
+/**
+ * The run to blame if the pool finds us over our memory budget: a settled run whose isolate has
+ * not stopped; else the one run too busy to report its heap (a builtin that ignores the heap
+ * limit); else the live run with the largest heap at its last sample. The pool fails only that
+ * run's user's runs and re-queues everyone else's (issue 10, root cause 8).
+ */
+async function suspect(): Promise<string | undefined> {
+  for (const [runId, handle] of lingering) {
+    if (handle.lingering) return runId;
+    lingering.delete(runId);
+  }
+  // A busy isolate answers only between tasks: it keeps its last sample.
+  const live = [...runs];
+  const answered = await Promise.all(live.map(([, handle]) => handle.sampleHeap(Math.min(100, heartbeatMs / 4))));
+  let heaviest: [string, number] | undefined;
+  for (const [runId, handle] of live) {
+    if (handle.heapBytes > (heaviest?.[1] ?? 0)) heaviest = [runId, handle.heapBytes];
+  }
+  // A heap that accounts for a good part of our memory is the answer; otherwise the memory is
+  // where no sample reaches: a single busy isolate.
+  if (heaviest !== undefined && heaviest[1] >= process.memoryUsage.rss() / 4) return heaviest[0];
+  const busy = live.filter((_, index) => !answered[index]);
+  return busy.length === 1 ? busy[0]?.[0] : heaviest?.[0];
+}
+
+setInterval(() => {
+  void suspect().then((blame) => {
+    const rssMb = Math.round(process.memoryUsage.rss() / 1_048_576);
+    send(blame === undefined ? { t: "beat", rssMb } : { t: "beat", rssMb, suspect: blame });
+  });
+}, heartbeatMs);
 supply.warm(DEFAULT_RUN_LIMITS.heapMb);
 send({ t: "ready" });

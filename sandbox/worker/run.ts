@@ -32,6 +32,12 @@ export interface RunEnvironment {
 export interface RunHandle {
   readonly verdict: Promise<WorkerVerdict>;
   cancel(): void;
+  /** Settled, but an isolate task has not come back since dispose (a stuck isolate grows on). */
+  readonly lingering: boolean;
+  /** The isolate's heap + external bytes at the last sample (an isolate busy in a task answers late). */
+  readonly heapBytes: number;
+  /** Asks the isolate for its heap size; resolves true when it answered within `waitMs` (false: busy). */
+  sampleHeap(waitMs: number): Promise<boolean>;
 }
 
 export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
@@ -50,6 +56,8 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
   let disposedByUs = false;
   let inFlight = 0;
   let callSeq = 0;
+  let heapBytes = 0;
+  let sampling = false;
 
   const wallTimer = setTimeout(
     () => settle({ ok: false, error: safeError("TOOL_TIMEOUT", `the tool did not finish within ${limits.wallMs} ms`) }),
@@ -187,5 +195,25 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
   return {
     verdict,
     cancel: () => settle({ ok: false, error: safeError("CANCELLED", "the run was cancelled") }),
+    get lingering() {
+      return settled && inFlight > 0;
+    },
+    get heapBytes() {
+      return heapBytes;
+    },
+    sampleHeap(waitMs) {
+      if (isolate === undefined || isolate.isDisposed) return Promise.resolve(true);
+      if (sampling) return Promise.resolve(false);
+      sampling = true;
+      const sampled = isolate.getHeapStatistics().then(
+        (stats) => {
+          sampling = false;
+          heapBytes = stats.used_heap_size + stats.externally_allocated_size;
+          return true;
+        },
+        () => !(sampling = false),
+      );
+      return Promise.race([sampled, new Promise<boolean>((resolve) => setTimeout(resolve, waitMs, false).unref())]);
+    },
   };
 }

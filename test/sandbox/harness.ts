@@ -148,6 +148,8 @@ export interface LoopbackReply {
   readonly status?: number;
   readonly body?: unknown;
   readonly contentType?: string;
+  /** Answer after this long (a slow handler that costs no CPU). */
+  readonly delayMs?: number;
 }
 
 export interface LoopbackServer {
@@ -178,7 +180,9 @@ export async function startLoopbackServer(
       const answer = match ? reply(decodeURIComponent(match[1] as string), decodeURIComponent(match[2] as string), call) : { status: 404 };
       const type = answer.contentType ?? "application/json";
       const body = answer.body === undefined ? "" : typeof answer.body === "string" && !type.includes("json") ? answer.body : JSON.stringify(answer.body);
-      res.writeHead(answer.status ?? 200, { "content-type": type }).end(body);
+      const send = () => res.writeHead(answer.status ?? 200, { "content-type": type }).end(body);
+      if (answer.delayMs === undefined) send();
+      else setTimeout(send, answer.delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
