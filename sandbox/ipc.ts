@@ -24,11 +24,14 @@ export type WorkerToHost =
   | { readonly t: "started"; readonly runId: string }
   | { readonly t: "event"; readonly runId: string; readonly event: RunEvent }
   | { readonly t: "resolve"; readonly runId: string; readonly reqId: number; readonly specifier: string }
-  | { readonly t: "done"; readonly runId: string; readonly verdict: WorkerVerdict }
+  /** `reused`: the run's fresh context was made in an isolate that served this user before. */
+  | { readonly t: "done"; readonly runId: string; readonly verdict: WorkerVerdict; readonly reused?: boolean }
   /** `runId`: the run whose isolate could not be stopped, when one is to blame. */
   | { readonly t: "fatal"; readonly reason: string; readonly runId?: string };
 
 /** Arguments the pool passes to `sandbox/worker/main.ts` (process.argv after the script). */
 export interface WorkerArgs {
   readonly heartbeatMs: number;
+  /** JSON: { reuse: "user" | "never", maxRuns, idleMs, maxIdle } (see worker/isolate-homes.ts). */
+  readonly isolates: string;
 }

@@ -68,6 +68,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
     workers: config.sandbox.workers, runsPerWorker: config.sandbox.runsPerWorker, workerMemoryMb: config.sandbox.workerMemoryMb,
     ...(config.sandbox.recycleAfterRuns === undefined ? {} : { recycleAfterRuns: config.sandbox.recycleAfterRuns }),
     ...(config.sandbox.userRunsInFlight === undefined ? {} : { userRunsInFlight: config.sandbox.userRunsInFlight }),
+    ...(config.sandbox.isolateReuse === undefined ? {} : { isolateReuse: config.sandbox.isolateReuse }),
   });
   let mcp: McpSurface | null = null;
   const catalog = createUserToolsCatalog(store, registry, { onChange: (tool, previous) => mcp?.notifyToolsChanged(usersAffectedBy(tool, previous)) });

@@ -18,6 +18,8 @@ describe("server configuration", () => {
     assert.equal(config.durability, "normal");
     assert.equal(config.limits.cpuMs, 100);
     assert.equal(configFromToml({ sandbox: { user_runs_in_flight: 3 } }, "/srv").sandbox.userRunsInFlight, 3);
+    assert.equal(configFromToml({ sandbox: { isolate_reuse: "never" } }, "/srv").sandbox.isolateReuse, "never");
+    assert.throws(() => configFromToml({ sandbox: { isolate_reuse: "always" } }, "/srv"), /isolate_reuse must be "user" or "never"/);
     assert.deepEqual(config.plugins.metrics, { url: "x" });
     assert.equal(configFromToml({ server: { database: "postgres://u:p@h/db" } }, "/srv").database, "postgres://u:p@h/db");
   });

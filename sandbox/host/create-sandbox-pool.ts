@@ -27,6 +27,8 @@ export interface SandboxPoolStats {
   readonly restarts: number;
   /** Workers retired gracefully after `recycleAfterRuns` runs (not counted as restarts). */
   readonly recycled: number;
+  /** Runs whose fresh context was made in a warm isolate of the same user (isolateReuse "user"). */
+  readonly reusedIsolates: number;
 }
 
 export interface SandboxPool {
@@ -48,6 +50,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   const retiring = new Set<WorkerSlot>();
   let restarts = 0;
   let recycled = 0;
+  let reusedIsolates = 0;
   let startFailures = 0;
   let closing = false;
 
@@ -58,7 +61,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
           startFailures = 0;
           pump();
         },
-        onRunDone: () => {
+        onRunDone: (reused) => {
+          if (reused) reusedIsolates += 1;
           for (const slot of retiring) shutdownIfIdle(slot);
           pump();
         },
@@ -107,13 +111,28 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     if (retiring.has(slot) && slot.runs.size === 0) slot.process.shutdown();
   }
 
-  function pickSlot(): WorkerSlot | undefined {
+  /** Users whose isolate a worker probably keeps warm (it ran their last runs); bounded. */
+  const warmUsers = new WeakMap<WorkerSlot, Set<string>>();
+  const WARM_USERS_PER_WORKER = 64;
+
+  function noteWarm(slot: WorkerSlot, userId: string): void {
+    const users = warmUsers.get(slot) ?? new Set<string>();
+    users.delete(userId);
+    users.add(userId);
+    if (users.size > WARM_USERS_PER_WORKER) users.delete(users.values().next().value as string);
+    warmUsers.set(slot, users);
+  }
+
+  /** The least busy free worker; for `userId`, one that keeps their isolate warm if it is no busier. */
+  function pickSlot(userId?: string): WorkerSlot | undefined {
     let best: WorkerSlot | undefined;
+    let warm: WorkerSlot | undefined;
     for (const slot of slots) {
       if (!slot.process.ready || retiring.has(slot) || slot.runs.size >= settings.runsPerWorker) continue;
       if (best === undefined || slot.runs.size < best.runs.size) best = slot;
+      if (userId !== undefined && warmUsers.get(slot)?.has(userId) === true && (warm === undefined || slot.runs.size < warm.runs.size)) warm = slot;
     }
-    return best;
+    return warm !== undefined && best !== undefined && warm.runs.size <= best.runs.size ? warm : best;
   }
 
   function inFlight(userId: string): number {
@@ -124,10 +143,11 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
 
   function pump(): void {
     while (queue.size > 0) {
-      const slot = pickSlot();
-      if (slot === undefined) return;
+      if (pickSlot() === undefined) return;
       const ticket = queue.next((userId) => inFlight(userId) < settings.userRunsInFlight);
       if (ticket === undefined) return;
+      const slot = pickSlot(ticket.job.user.id) as WorkerSlot;
+      noteWarm(slot, ticket.job.user.id);
       slot.runs.set(ticket.job.runId, ticket);
       ticket.markDispatched();
       const deadline = ticket.job.limits.wallMs + settings.deadlineGraceMs;
@@ -205,6 +225,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       queued: queue.size,
       restarts,
       recycled,
+      reusedIsolates,
     }),
     close,
   };

@@ -24,8 +24,8 @@ export interface WorkerSlot {
 
 export interface SlotEvents {
   onReady(): void;
-  /** A run finished: a slot is free. */
-  onRunDone(): void;
+  /** A run finished: a slot is free. `reused`: its context was made in the user's warm isolate. */
+  onRunDone(reused: boolean): void;
   /** The process is gone; `requeue` are runs to run again elsewhere; `hadStarted`: it once became ready. */
   onExit(slot: WorkerSlot, requeue: RunTicket[], hadStarted: boolean): void;
 }
@@ -86,7 +86,7 @@ export function createWorkerSlot(settings: PoolSettings, events: SlotEvents): Wo
         const ticket = runs.get(message.runId);
         runs.delete(message.runId);
         ticket?.complete(message.verdict);
-        return events.onRunDone();
+        return events.onRunDone(message.reused === true);
       }
       case "fatal":
         return slot.process.kill("fatal", String(message.reason), typeof message.runId === "string" ? message.runId : undefined);

@@ -9,7 +9,7 @@ import type { RunJob } from "../protocol.ts";
 import { safeError } from "../errors.ts";
 import type { HostToWorker, WorkerToHost } from "../ipc.ts";
 import { closeHttp } from "./http-client.ts";
-import { createContextSupply } from "./context-supply.ts";
+import { createIsolateHomes, type HomeSettings } from "./isolate-homes.ts";
 import { loadGuestSources } from "./guest-sources.ts";
 import { startRun, type RunHandle } from "./run.ts";
 import { DEFAULT_RUN_LIMITS } from "../protocol.ts";
@@ -39,7 +39,23 @@ process.on("disconnect", () => process.exit(0));
 process.on("SIGINT", () => {});
 
 const sources = loadGuestSources();
-const supply = createContextSupply(sources, (message) => fatal(`catastrophic isolate error: ${message}`));
+const homeSettings = parseHomeSettings(process.argv[3]);
+const homes = createIsolateHomes(sources, homeSettings, (message) => fatal(`catastrophic isolate error: ${message}`));
+
+function parseHomeSettings(text: string | undefined): HomeSettings {
+  const fallback: HomeSettings = { reuse: "user", maxRuns: 200, idleMs: 30_000, maxIdle: 8 };
+  try {
+    const given = JSON.parse(text ?? "{}") as Partial<HomeSettings>;
+    return {
+      reuse: given.reuse === "never" ? "never" : "user",
+      maxRuns: Number.isInteger(given.maxRuns) ? (given.maxRuns as number) : fallback.maxRuns,
+      idleMs: Number.isInteger(given.idleMs) ? (given.idleMs as number) : fallback.idleMs,
+      maxIdle: Number.isInteger(given.maxIdle) ? (given.maxIdle as number) : fallback.maxIdle,
+    };
+  } catch {
+    return fallback;
+  }
+}
 
 function resolveModule(runId: string, specifier: string): Promise<string | null> {
   const reqId = nextRequestId++;
@@ -65,18 +81,25 @@ function onRun(job: unknown): void {
     send({ t: "done", runId: job.runId, verdict: { ok: false, error: safeError("INTERNAL", "duplicate run id") } });
     return;
   }
+  let reused = false;
   const handle = startRun(job, {
-    takeContext: (memoryMb) => supply.take(memoryMb),
+    takeContext: (memoryMb) =>
+      homes.take(job.user.id, memoryMb).then((lease) => {
+        reused = lease.reused;
+        return lease;
+      }),
     resolveModule: (specifier) => resolveModule(job.runId, specifier),
     onEvent: (event) => send({ t: "event", runId: job.runId, event }),
     onStuck: (reason) => fatal(reason, job.runId),
   });
   runs.set(job.runId, handle);
-  void handle.verdict.then((verdict) => {
+  // The answer goes out once the isolate is kept or disposed, so the user's next run (dispatched
+  // as soon as this one answers) finds the warm isolate.
+  void Promise.all([handle.verdict, handle.ended]).then(([verdict]) => {
     runs.delete(job.runId);
     lingering.set(job.runId, handle);
-    send({ t: "done", runId: job.runId, verdict });
-    setImmediate(() => supply.warm(job.limits.heapMb));
+    send({ t: "done", runId: job.runId, verdict, ...(reused ? { reused } : {}) });
+    setImmediate(() => homes.warm(job.limits.heapMb));
   });
 }
 
@@ -94,7 +117,7 @@ process.on("message", (raw: unknown) => {
     }
     case "shutdown":
       for (const handle of runs.values()) handle.cancel();
-      supply.close();
+      homes.close();
       void closeHttp().finally(() => process.exit(0));
       return;
     default:
@@ -133,5 +156,5 @@ setInterval(() => {
     send(blame === undefined ? { t: "beat", rssMb } : { t: "beat", rssMb, suspect: blame });
   });
 }, heartbeatMs);
-supply.warm(DEFAULT_RUN_LIMITS.heapMb);
+homes.warm(DEFAULT_RUN_LIMITS.heapMb);
 send({ t: "ready" });
