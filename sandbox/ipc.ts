@@ -22,7 +22,8 @@ export type WorkerToHost =
   | { readonly t: "beat"; readonly rssMb: number; readonly suspect?: string }
   /** The worker received the run (a run never acknowledged by a dying worker is retried elsewhere). */
   | { readonly t: "started"; readonly runId: string }
-  | { readonly t: "event"; readonly runId: string; readonly event: RunEvent }
+  /** A run's events (log, progress) since the last batch: one message per event-loop turn. */
+  | { readonly t: "events"; readonly runId: string; readonly events: readonly RunEvent[] }
   | { readonly t: "resolve"; readonly runId: string; readonly reqId: number; readonly specifier: string }
   /** `reused`: the run's fresh context was made in an isolate that served this user before. */
   | { readonly t: "done"; readonly runId: string; readonly verdict: WorkerVerdict; readonly reused?: boolean }

@@ -68,8 +68,11 @@ export function createWorkerSlot(settings: PoolSettings, events: SlotEvents): Wo
         if (ticket !== undefined) remember(ticket);
         return ticket?.markAcknowledged();
       }
-      case "event":
-        return runs.get(message.runId)?.event(message.event);
+      case "events": {
+        const ticket = runs.get(message.runId);
+        if (ticket !== undefined && Array.isArray(message.events)) for (const event of message.events) ticket.event(event);
+        return;
+      }
       case "resolve": {
         const { reqId } = message;
         const ticket = runs.get(message.runId);

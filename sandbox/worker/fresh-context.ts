@@ -80,7 +80,8 @@ export async function prepareContext(isolate: Isolate, sources: GuestSources): P
         released = true;
         // Callbacks still held by the context's leftovers reach nothing any more.
         bindings = detached;
-        for (const reference of [deliver, beginRef]) {
+        guest.release();
+        for (const reference of [deliver, beginRef, namespace]) {
           try {
             reference.release();
           } catch {

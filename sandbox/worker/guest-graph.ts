@@ -12,6 +12,8 @@ import type { Context, Isolate, Module } from "./ivm.ts";
 
 export interface GuestGraph {
   module(file: GuestFile): Module;
+  /** Lets go of every module handle (they keep their context alive until the worker's GC runs). */
+  release(): void;
 }
 
 export function evaluatePrelude(isolate: Isolate, context: Context, sources: GuestSources): GuestGraph {
@@ -27,5 +29,16 @@ export function evaluatePrelude(isolate: Isolate, context: Context, sources: Gue
   const prelude = module("prelude.ts");
   prelude.instantiateSync(context, (specifier) => module(specifier.startsWith("./") ? specifier.slice(2) : specifier));
   prelude.evaluateSync();
-  return { module };
+  return { module, release: () => releaseModules(modules.values()) };
+}
+
+/** Explicit release: in a kept isolate, unreleased handles pinned every past context (issue 13's memory creep). */
+export function releaseModules(modules: Iterable<Module>): void {
+  for (const module of modules) {
+    try {
+      module.release();
+    } catch {
+      // already released, or the isolate is gone
+    }
+  }
 }

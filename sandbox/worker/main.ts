@@ -5,7 +5,7 @@
  * that will not stop, a catastrophic V8 error, an uncaught exception) it reports `fatal` and the
  * pool kills and replaces it.
  */
-import type { RunJob } from "../protocol.ts";
+import type { RunEvent, RunJob } from "../protocol.ts";
 import { safeError } from "../errors.ts";
 import type { HostToWorker, WorkerToHost } from "../ipc.ts";
 import { closeHttp } from "./http-client.ts";
@@ -82,6 +82,13 @@ function onRun(job: unknown): void {
     return;
   }
   let reused = false;
+  // Events go out batched, one message per event-loop turn, and always before the verdict.
+  let batch: RunEvent[] = [];
+  const flushEvents = (): void => {
+    if (batch.length === 0) return;
+    send({ t: "events", runId: job.runId, events: batch });
+    batch = [];
+  };
   const handle = startRun(job, {
     takeContext: (memoryMb) =>
       homes.take(job.user.id, memoryMb).then((lease) => {
@@ -89,7 +96,7 @@ function onRun(job: unknown): void {
         return lease;
       }),
     resolveModule: (specifier) => resolveModule(job.runId, specifier),
-    onEvent: (event) => send({ t: "event", runId: job.runId, event }),
+    onEvent: (event) => batch.push(event) === 1 && setImmediate(flushEvents),
     onStuck: (reason) => fatal(reason, job.runId),
   });
   runs.set(job.runId, handle);
@@ -98,6 +105,7 @@ function onRun(job: unknown): void {
   void Promise.all([handle.verdict, handle.ended]).then(([verdict]) => {
     runs.delete(job.runId);
     lingering.set(job.runId, handle);
+    flushEvents();
     send({ t: "done", runId: job.runId, verdict, ...(reused ? { reused } : {}) });
     setImmediate(() => homes.warm(job.limits.heapMb));
   });

@@ -18,6 +18,7 @@ import type { ContextLease } from "./isolate-homes.ts";
 import { createGuestBindings } from "./guest-bindings.ts";
 import { RETURNED } from "./guest-verdict.ts";
 import type { Isolate } from "./ivm.ts";
+import { releaseModules } from "./guest-graph.ts";
 import { createLinker } from "./linker.ts";
 import { performLoopbackCall, type LoopbackRequest } from "./loopback.ts";
 import { createRunLog } from "./run-log.ts";
@@ -63,6 +64,8 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
   let lastReturn: WorkerVerdict | undefined;
   let fresh: FreshContext | undefined;
   let lease: ContextLease | undefined;
+  /** Releases the run's module handles (they would pin the context in a kept isolate). */
+  const runModules: Array<() => void> = [];
   let callsPending = 0;
   let leftCalls = 0;
   let resolveEnded!: () => void;
@@ -135,6 +138,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     lease = undefined;
     const clean = endedClean();
     if (!clean) disposedByUs = true;
+    for (const release of runModules.splice(0)) release();
     taken.release(clean);
     resolveEnded();
     if (!clean && inFlight > 0) {
@@ -211,6 +215,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     await track(fresh.begin(bindings, jobData));
 
     const linker = createLinker({ isolate, guestModule: guest.module, resolveSource: env.resolveModule });
+    runModules.push(() => linker.release());
     const linkFailure = (): WorkerVerdict => ({ ok: false, error: linker.failure ?? safeError("INTERNAL", "the tool could not be linked") });
     let toolModule;
     try {
@@ -221,6 +226,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
       throw error;
     }
     const entry = await track(isolate.compileModule(ENTRY_SOURCE, { filename: "knot:internal/entry" }));
+    runModules.push(() => releaseModules([entry]));
     const internal = { "knot-internal:tool": toolModule, "knot-internal:run-tool": guest.module("run-tool.ts") };
     await track(entry.instantiate(context, (specifier) => internal[specifier as keyof typeof internal]));
     try {
