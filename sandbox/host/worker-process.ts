@@ -38,7 +38,7 @@ export interface WorkerEvents {
 
 export function spawnWorker(settings: PoolSettings, events: WorkerEvents): WorkerProcess {
   const env: Record<string, string> = process.env.TZ !== undefined ? { TZ: process.env.TZ } : {};
-  const isolates = { reuse: settings.isolateReuse, maxRuns: settings.isolateMaxRuns, idleMs: settings.isolateIdleMs, maxIdle: settings.runsPerWorker * 2 };
+  const isolates = { reuse: settings.isolateReuse, maxRuns: settings.isolateMaxRuns, idleMs: settings.isolateIdleMs, maxIdle: settings.runsPerWorker };
   const child: ChildProcess = fork(WORKER_MAIN, [String(settings.heartbeatMs), JSON.stringify(isolates)], {
     execPath: process.execPath,
     execArgv: [...settings.execArgv],
