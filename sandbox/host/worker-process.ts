@@ -52,6 +52,7 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
   let killed: { cause: KillCause; detail: string; culpritRunId?: string | undefined } | undefined;
   let exited = false;
   let stderrTail = "";
+  let overBudgetBeats = 0;
 
   child.stderr?.setEncoding("utf8");
   child.stderr?.on("data", (text: string) => {
@@ -80,8 +81,14 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
     lastBeatAt = Date.now();
     if (message.t === "beat") {
       if (typeof message.rssMb === "number" && message.rssMb > settings.workerMemoryMb) {
+        // Without a suspect (two busy isolates: neither can be sampled) wait one beat for one.
         const suspect = typeof message.suspect === "string" ? message.suspect : undefined;
-        kill("memory", `the worker used ${message.rssMb} MB, over its budget of ${settings.workerMemoryMb} MB`, suspect);
+        overBudgetBeats += 1;
+        if (suspect !== undefined || overBudgetBeats >= 2) {
+          kill("memory", `the worker used ${message.rssMb} MB, over its budget of ${settings.workerMemoryMb} MB`, suspect);
+        }
+      } else {
+        overBudgetBeats = 0;
       }
       return;
     }

@@ -136,7 +136,7 @@ process.on("message", (raw: unknown) => {
 /**
  * The run to blame if the pool finds us over our memory budget: a settled run whose isolate has
  * not stopped; else the one run too busy to report its heap (a builtin that ignores the heap
- * limit); else the live run with the largest heap at its last sample. The pool fails only that
+ * limit); else, when no isolate is busy, the live run with the largest heap. The pool fails only that
  * run's user's runs and re-queues everyone else's (issue 10, root cause 8).
  */
 async function suspect(): Promise<string | undefined> {
@@ -155,7 +155,9 @@ async function suspect(): Promise<string | undefined> {
   // where no sample reaches: a single busy isolate.
   if (heaviest !== undefined && heaviest[1] >= process.memoryUsage.rss() / 4) return heaviest[0];
   const busy = live.filter((_, index) => !answered[index]);
-  return busy.length === 1 ? busy[0]?.[0] : heaviest?.[0];
+  if (busy.length === 1) return busy[0]?.[0];
+  // Unsure (several busy isolates): name nobody; the pool waits a beat before it blames no one.
+  return busy.length === 0 ? heaviest?.[0] : undefined;
 }
 
 setInterval(() => {
