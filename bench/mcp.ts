@@ -111,13 +111,20 @@ async function measure(target: string, revision: Revision, url: string, token: s
   return { target, revision, concurrency, p50Ms: at(0.5), p99Ms: at(0.99), callsPerSecond: latencies.length / seconds };
 }
 
-export async function runMcpBench(calls = 1000, dataDir = os.tmpdir(), durability: "full" | "normal" = "full"): Promise<BenchRow[]> {
+export async function runMcpBench(
+  calls = 1000,
+  dataDir = os.tmpdir(),
+  durability: "full" | "normal" = "full",
+  isolateReuse: "user" | "never" = "user",
+): Promise<BenchRow[]> {
   const dir = fs.mkdtempSync(path.join(dataDir, "knot-bench-mcp-"));
   fs.mkdirSync(path.join(dir, "plugins", "bench"), { recursive: true });
   fs.writeFileSync(path.join(dir, "plugins", "bench", "main.js"), PLUGIN);
   // Quotas off (as high as they go): this measures the call path, not the back-pressure.
   const quotas = { userConcurrentRuns: 64, userRunsPerMinute: 1e9, tokenConcurrentRuns: 64, tokenRunsPerMinute: 1e9, maxConcurrentRuns: 64, maxQueuedRuns: 4096 };
-  const config = { ...DEFAULT_CONFIG, host: "127.0.0.1", port: 0, database: path.join(dir, "bench.db"), durability, pluginsDir: path.join(dir, "plugins"), quotas };
+  // One bench user: let it use the whole sandbox (the fairness cap is for many users).
+  const sandbox = { ...DEFAULT_CONFIG.sandbox, userRunsInFlight: 8, isolateReuse };
+  const config = { ...DEFAULT_CONFIG, host: "127.0.0.1", port: 0, database: path.join(dir, "bench.db"), durability, pluginsDir: path.join(dir, "plugins"), quotas, sandbox };
   const app = await createApp(config, { logger: silentLogger });
   const { url } = await app.listen();
   const user = await app.store.createUser({ name: "bench", isAdmin: false });

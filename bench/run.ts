@@ -1,10 +1,58 @@
-/** `npm run bench`: the sandbox and MCP benchmarks, each with its baseline measured in the same run. */
-import { formatRows, runMcpBench } from "./mcp.ts";
-import { runSandboxBench } from "./sandbox.ts";
+/**
+ * `npm run bench`: the sandbox and MCP benchmarks, each with its baseline measured in the same
+ * run, then issue 13's table: the issue's "today" figure, this run with `isolate_reuse = "never"`
+ * (today's one isolate per run), this run with "user" (isolate per user), and the goal.
+ * BENCH_RUNS, BENCH_CALLS and BENCH_RSS_RUNS size the parts (defaults 200, 600, 10000).
+ */
+import { formatRows, runMcpBench, type BenchRow } from "./mcp.ts";
+import { runSandboxBench, type SandboxNumbers } from "./sandbox.ts";
+import { runRssBench } from "./sandbox-rss.ts";
 
-for (const line of await runSandboxBench(Number(process.env.BENCH_RUNS ?? 200))) console.log(line);
-for (const durability of ["full", "normal"] as const) {
-  console.log(`\nMCP tools/call, SQLite durability "${durability}" (baseline: a bare SDK server with the same echo tool)`);
-  console.log(formatRows(await runMcpBench(Number(process.env.BENCH_CALLS ?? 1000), undefined, durability)));
+const RUNS = Number(process.env.BENCH_RUNS ?? 200);
+const CALLS = Number(process.env.BENCH_CALLS ?? 600);
+const RSS_RUNS = Number(process.env.BENCH_RSS_RUNS ?? 10_000);
+const MODES = ["never", "user"] as const;
+type Mode = (typeof MODES)[number];
+
+const sandbox = {} as Record<Mode, SandboxNumbers>;
+const mcp = {} as Record<Mode, BenchRow[]>;
+const rss = {} as Record<Mode, { beforeMb: number; afterMb: number }>;
+for (const mode of MODES) {
+  const { lines, numbers } = await runSandboxBench(RUNS, mode);
+  sandbox[mode] = numbers;
+  for (const line of lines) console.log(line);
+  console.log(`\nMCP tools/call, isolate_reuse "${mode}", SQLite durability "full" (baseline: a bare SDK server with the same echo tool)`);
+  mcp[mode] = await runMcpBench(CALLS, undefined, "full", mode);
+  console.log(formatRows(mcp[mode]));
+  rss[mode] = await runRssBench(RSS_RUNS, mode);
+  console.log(`worker RSS over ${RSS_RUNS} runs (1 worker, no recycling): ${rss[mode].beforeMb.toFixed(0)} → ${rss[mode].afterMb.toFixed(0)} MB\n`);
+}
+
+function vsBare(rows: BenchRow[], target: string, concurrency: number): { p50: number; rate: number } {
+  const row = rows.find((r) => r.target === target && r.concurrency === concurrency)!;
+  const bare = rows.find((r) => r.target === "bare SDK server" && r.concurrency === concurrency)!;
+  return { p50: row.p50Ms / bare.p50Ms, rate: row.callsPerSecond / bare.callsPerSecond };
+}
+
+const x = (n: number) => `${n.toFixed(2)}×`;
+const cell = (mode: Mode, pick: (mode: Mode) => string) => pick(mode);
+const rows: Array<[string, string, (mode: Mode) => string, string]> = [
+  ["plugin tool `tools/call` p50, 1 client, vs bare", "1.4–3.1×", (m) => x(vsBare(mcp[m], "plugin tool", 1).p50), "≤ 1.3×"],
+  ["plugin tool calls/s, 16 clients, vs bare", "0.4–0.9×", (m) => x(vsBare(mcp[m], "plugin tool", 16).rate), "≥ 0.9×"],
+  ["user tool (sandbox) p50, 1 client, vs bare", "4–13×", (m) => x(vsBare(mcp[m], "user tool", 1).p50), "≤ 2×"],
+  ["user tool calls/s, 16 clients, vs bare", "0.16–0.21×", (m) => `${x(vsBare(mcp[m], "user tool", 16).rate)} (${mcp[m].find((r) => r.target === "user tool" && r.concurrency === 16)!.callsPerSecond.toFixed(0)}/s)`, "≥ 0.5×"],
+  ["trivial sandbox run p50 / runs/s at 8 concurrent", "4.7 ms / 176 per s", (m) => `${sandbox[m].trivialP50Ms.toFixed(2)} ms / ${sandbox[m].runsPerSecond.toFixed(0)} per s`, "≤ 1 ms / ≥ 1,000 per s"],
+  ["`knot:plugin.call` inside a run, vs raw undici", "+3.5 ms = 2.2×", (m) => `+${sandbox[m].loopbackOverheadMs.toFixed(2)} ms = ${x(sandbox[m].loopbackRatio)}`, "≤ 1.3×"],
+  ["`bench:load` (64 clients): user tool p50", "778 ms", () => "run `npm run bench:load`", "≤ 100 ms, 0 errors"],
+  [`sandbox worker RSS over ${RSS_RUNS} runs`, "103 → 385 MB (recycled)", (m) => `${rss[m].beforeMb.toFixed(0)} → ${rss[m].afterMb.toFixed(0)} MB`, "flat (±20 MB)"],
+];
+
+const header = ["path", "today (issue 13)", 'now, isolate_reuse "never"', 'now, isolate_reuse "user"', "goal"];
+const table = [header, ...rows.map(([path, today, now, goal]) => [path, today, cell("never", now), cell("user", now), goal])];
+const widths = header.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+console.log("Issue 13 (same run for every \"now\" column)");
+for (const [index, row] of table.entries()) {
+  console.log(`| ${row.map((text, i) => text.padEnd(widths[i]!)).join(" | ")} |`);
+  if (index === 0) console.log(`| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`);
 }
 process.exit(0);

@@ -22,11 +22,19 @@ const TRIVIAL = "export default (r) => r.params.n + 1;";
 const ONE_CALL = `import { call } from "knot:plugin";\nexport default async () => call("demo", "echo_word", { word: "bench" });`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function runSandboxBench(runs = 200): Promise<string[]> {
+export interface SandboxNumbers {
+  readonly trivialP50Ms: number;
+  readonly runsPerSecond: number;
+  readonly loopbackOverheadMs: number;
+  readonly loopbackRatio: number;
+}
+
+export async function runSandboxBench(runs = 200, isolateReuse: "user" | "never" = "user"): Promise<{ lines: string[]; numbers: SandboxNumbers }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "knot-bench-"));
   const config: ServerConfig = {
     ...DEFAULT_CONFIG, port: 0, database: path.join(dir, "bench.db"), pluginsDir: path.resolve(import.meta.dirname, "../examples/plugins"),
     quotas: { ...DEFAULT_QUOTAS, userRunsPerMinute: 1e9, tokenRunsPerMinute: 1e9, userConcurrentRuns: 64, tokenConcurrentRuns: 64 },
+    sandbox: { ...DEFAULT_CONFIG.sandbox, userRunsInFlight: 8, isolateReuse },
   };
   const app = await createApp(config, { logger: silentLogger });
   const { url } = await app.listen();
@@ -72,8 +80,14 @@ export async function runSandboxBench(runs = 200): Promise<string[]> {
 
     const row = (label: string, s: number[]) => `${label.padEnd(58)} p50 ${fmt(percentile(s, 50)).padStart(10)}   p99 ${fmt(percentile(s, 99)).padStart(10)}`;
     const loopbackOverhead = percentile(withCall, 50) - percentile(pooled, 50);
-    return [
-      `sandbox (${runs} runs each; ${os.cpus().length} cores)`,
+    const numbers: SandboxNumbers = {
+      trivialP50Ms: percentile(cold, 50),
+      runsPerSecond: perSecond,
+      loopbackOverheadMs: loopbackOverhead,
+      loopbackRatio: loopbackOverhead / percentile(raw, 50),
+    };
+    const lines = [
+      `sandbox, isolate_reuse = "${isolateReuse}" (${runs} runs each; ${os.cpus().length} cores)`,
       row("trivial user tool, cold isolate (back to back)", cold),
       row("trivial user tool, pooled isolate (fresh context)", pooled),
       row("baseline: same logic as a host function call", floor),
@@ -83,6 +97,7 @@ export async function runSandboxBench(runs = 200): Promise<string[]> {
       `  loopback call inside a run (run with call − run without): ${fmt(loopbackOverhead)} = ${(loopbackOverhead / percentile(raw, 50)).toFixed(2)}× a raw host request`,
       `  8 concurrent runs: ${perSecond.toFixed(0)} runs/s`,
     ];
+    return { lines, numbers };
   } finally {
     await app.close();
   }
@@ -90,5 +105,5 @@ export async function runSandboxBench(runs = 200): Promise<string[]> {
 
 if (import.meta.main) {
   const runs = Number(process.argv[2] ?? 200);
-  for (const line of await runSandboxBench(runs)) console.log(line);
+  for (const line of (await runSandboxBench(runs)).lines) console.log(line);
 }

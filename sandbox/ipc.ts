@@ -18,15 +18,21 @@ export type HostToWorker =
 
 export type WorkerToHost =
   | { readonly t: "ready" }
-  | { readonly t: "beat"; readonly rssMb: number }
+  /** `suspect`: the run most likely to blame if the worker is over its memory budget (see main.ts). */
+  | { readonly t: "beat"; readonly rssMb: number; readonly suspect?: string }
   /** The worker received the run (a run never acknowledged by a dying worker is retried elsewhere). */
   | { readonly t: "started"; readonly runId: string }
-  | { readonly t: "event"; readonly runId: string; readonly event: RunEvent }
+  /** A run's events (log, progress) since the last batch: one message per event-loop turn. */
+  | { readonly t: "events"; readonly runId: string; readonly events: readonly RunEvent[] }
   | { readonly t: "resolve"; readonly runId: string; readonly reqId: number; readonly specifier: string }
-  | { readonly t: "done"; readonly runId: string; readonly verdict: WorkerVerdict }
-  | { readonly t: "fatal"; readonly reason: string };
+  /** `reused`: the run's fresh context was made in an isolate that served this user before. */
+  | { readonly t: "done"; readonly runId: string; readonly verdict: WorkerVerdict; readonly reused?: boolean }
+  /** `runId`: the run whose isolate could not be stopped, when one is to blame. */
+  | { readonly t: "fatal"; readonly reason: string; readonly runId?: string };
 
 /** Arguments the pool passes to `sandbox/worker/main.ts` (process.argv after the script). */
 export interface WorkerArgs {
   readonly heartbeatMs: number;
+  /** JSON: { reuse: "user" | "never", maxRuns, idleMs, maxIdle } (see worker/isolate-homes.ts). */
+  readonly isolates: string;
 }

@@ -84,6 +84,8 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   const sandbox = createSandboxPool({
     workers: config.sandbox.workers, runsPerWorker: config.sandbox.runsPerWorker, workerMemoryMb: config.sandbox.workerMemoryMb,
     ...(config.sandbox.recycleAfterRuns === undefined ? {} : { recycleAfterRuns: config.sandbox.recycleAfterRuns }),
+    ...(config.sandbox.userRunsInFlight === undefined ? {} : { userRunsInFlight: config.sandbox.userRunsInFlight }),
+    ...(config.sandbox.isolateReuse === undefined ? {} : { isolateReuse: config.sandbox.isolateReuse }),
   });
   const events = createEventBus(store, logger);
   bindPluginEvents(pool, registry, events);

@@ -28,7 +28,7 @@ export interface ServerConfig {
   /** How long a graceful shutdown (SIGTERM, app.close) waits for running calls before stopping them. */
   readonly shutdownGraceMs: number;
   readonly logLevel: LogLevel;
-  readonly sandbox: { readonly workers: number; readonly runsPerWorker: number; readonly workerMemoryMb: number; readonly recycleAfterRuns?: number };
+  readonly sandbox: { readonly workers: number; readonly runsPerWorker: number; readonly workerMemoryMb: number; readonly recycleAfterRuns?: number; readonly userRunsInFlight?: number; readonly isolateReuse?: "user" | "never" };
   readonly limits: RunLimits;
   readonly quotas: QuotaSettings;
   readonly loopbackTokenTtlMs: number;
@@ -66,7 +66,7 @@ export const DEFAULT_CONFIG: ServerConfig = Object.freeze({
 
 const SHAPE: Record<string, Record<string, "string" | "number" | "boolean" | "string[]"> | "string" | "number"> = {
   server: { durability: "string", host: "string", port: "number", database: "string", plugins_dir: "string", max_body_bytes: "number", headers_timeout_ms: "number", request_timeout_ms: "number", keep_alive_timeout_ms: "number", max_connections: "number", max_connections_per_client: "number", handler_timeout_ms: "number", loopback_token_ttl_ms: "number", shutdown_grace_ms: "number", log_level: "string" },
-  sandbox: { workers: "number", runs_per_worker: "number", worker_memory_mb: "number", recycle_after_runs: "number" },
+  sandbox: { workers: "number", runs_per_worker: "number", worker_memory_mb: "number", recycle_after_runs: "number", user_runs_in_flight: "number", isolate_reuse: "string" },
   limits: { heap_mb: "number", cpu_ms: "number", wall_ms: "number", result_bytes: "number", log_bytes: "number", loopback_calls: "number" },
   mcp: { stateless: "boolean", allowed_hosts: "string[]", cors_origins: "string[]" },
   sinks: { max_attempts: "number", backoff_ms: "number", max_backoff_ms: "number", poll_ms: "number" },
@@ -115,7 +115,7 @@ export function configFromToml(doc: Record<string, unknown>, baseDir: string): S
     loopbackTokenTtlMs: (s.loopback_token_ttl_ms as number) ?? d.loopbackTokenTtlMs,
     shutdownGraceMs: (s.shutdown_grace_ms as number) ?? d.shutdownGraceMs,
     logLevel: logLevelOf(s.log_level) ?? d.logLevel,
-    sandbox: Object.freeze({ workers: (sb.workers as number) ?? d.sandbox.workers, runsPerWorker: (sb.runs_per_worker as number) ?? d.sandbox.runsPerWorker, workerMemoryMb: (sb.worker_memory_mb as number) ?? d.sandbox.workerMemoryMb, ...(sb.recycle_after_runs === undefined ? {} : { recycleAfterRuns: sb.recycle_after_runs as number }) }),
+    sandbox: Object.freeze({ workers: (sb.workers as number) ?? d.sandbox.workers, runsPerWorker: (sb.runs_per_worker as number) ?? d.sandbox.runsPerWorker, workerMemoryMb: (sb.worker_memory_mb as number) ?? d.sandbox.workerMemoryMb, ...(sb.recycle_after_runs === undefined ? {} : { recycleAfterRuns: sb.recycle_after_runs as number }), ...(sb.user_runs_in_flight === undefined ? {} : { userRunsInFlight: sb.user_runs_in_flight as number }), ...(sb.isolate_reuse === undefined ? {} : { isolateReuse: isolateReuseOf(sb.isolate_reuse) }) }),
     limits: Object.freeze({
       heapMb: (l.heap_mb as number) ?? d.limits.heapMb, cpuMs: (l.cpu_ms as number) ?? d.limits.cpuMs, wallMs: (l.wall_ms as number) ?? d.limits.wallMs,
       resultBytes: (l.result_bytes as number) ?? d.limits.resultBytes, logBytes: (l.log_bytes as number) ?? d.limits.logBytes, loopbackCalls: (l.loopback_calls as number) ?? d.limits.loopbackCalls,
@@ -176,6 +176,11 @@ function durabilityOf(value: unknown): ServerConfig["durability"] {
   if (value === undefined) return DEFAULT_CONFIG.durability;
   if (value === "full" || value === "normal") return value;
   throw new KnotError("CONFIG_INVALID", 'config: server.durability must be "full" or "normal"', { where: "server.durability" });
+}
+
+function isolateReuseOf(value: unknown): "user" | "never" {
+  if (value === "user" || value === "never") return value;
+  throw new KnotError("CONFIG_INVALID", 'config: sandbox.isolate_reuse must be "user" or "never"', { where: "sandbox.isolate_reuse" });
 }
 
 function checkSection(section: string, value: unknown, shape: Record<string, string>): void {

@@ -17,6 +17,9 @@ describe("server configuration", () => {
     assert.equal(config.database, "/srv/db/k.db");
     assert.equal(config.durability, "normal");
     assert.equal(config.limits.cpuMs, 100);
+    assert.equal(configFromToml({ sandbox: { user_runs_in_flight: 3 } }, "/srv").sandbox.userRunsInFlight, 3);
+    assert.equal(configFromToml({ sandbox: { isolate_reuse: "never" } }, "/srv").sandbox.isolateReuse, "never");
+    assert.throws(() => configFromToml({ sandbox: { isolate_reuse: "always" } }, "/srv"), /isolate_reuse must be "user" or "never"/);
     assert.deepEqual(config.plugins.metrics, { url: "x" });
     const nearCap = configFromToml({ plugins: { big: { blob: "x".repeat(64 * 1024 - 40), enabled: false } } }, "/srv");
     assert.equal(nearCap.plugins.big?.enabled, false, "a table just under 64 KiB is accepted");

@@ -2,7 +2,8 @@
  * Why: the prelude is evaluated in every fresh context before any user or plugin code exists.
  * Importing the modules below captures the intrinsics and the worker's bindings (and deletes the
  * bindings from the global); then the global is cut down: no WebAssembly (its memory escapes the
- * heap limit), no SharedArrayBuffer / Atomics (shared memory and timing), the console replaced by
+ * heap limit), no SharedArrayBuffer / Atomics (shared memory and timing), no FinalizationRegistry
+ * (callbacks at GC time, outside the run that made them), the console replaced by
  * the log, and `import(x)` rewritten by the worker to a function that always refuses.
  */
 import "./intrinsics.ts";
@@ -16,7 +17,9 @@ import { I } from "./intrinsics.ts";
 import { refuseDynamicImport } from "./run-tool.ts";
 
 const globals = globalThis as unknown as Record<string, unknown>;
-for (const name of ["WebAssembly", "SharedArrayBuffer", "Atomics"]) {
+// FinalizationRegistry: its callbacks run whenever the GC gets round to it — with a warm isolate
+// per user that could be during the user's *next* run (see sandbox/worker/isolate-homes.ts).
+for (const name of ["WebAssembly", "SharedArrayBuffer", "Atomics", "FinalizationRegistry"]) {
   delete globals[name];
   if (name in globals) throw new I.Error(`knot sandbox: could not remove ${name}`);
 }

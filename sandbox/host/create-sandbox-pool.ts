@@ -1,10 +1,11 @@
 /**
- * Why: the supervisor of the process wall. Runs wait in a FIFO queue until a worker has a free
- * slot; each dispatched run has a hard deadline (wallMs + grace) after which its worker is killed.
- * A worker that dies — killed for a deadline, a missed heartbeat, its memory budget, a `fatal`
- * report, a cancel it did not honour, or a crash — fails only the runs it held (with the cause's
- * code), is replaced, and everything else goes on. A run it never acknowledged (it died before
- * reading it) cannot have done anything yet, so it goes back to the front of the queue instead.
+ * Why: the supervisor of the process wall. Runs wait in per-user lines served round-robin (see
+ * fair-queue.ts), and one user has at most `userRunsInFlight` runs dispatched at once, so a flood
+ * never holds back another user's first run. Each dispatched run has a hard deadline (wallMs +
+ * grace) after which its worker is killed. A worker that dies — killed for a deadline, a missed
+ * heartbeat, its memory budget, a `fatal` report, a cancel it did not honour, or a crash — is
+ * replaced; worker-slot.ts decides which of its runs fail (the culprit user's) and which go back
+ * to the front of their user's line (everyone else's, and any run it never acknowledged).
  *
  * @example
  *   const pool = createSandboxPool({ workers: 2 });
@@ -14,6 +15,7 @@
 import type { RunHooks, RunJob, RunOutcome } from "../protocol.ts";
 import { checkJob } from "./check-job.ts";
 import { resolvePoolOptions, type SandboxPoolOptions } from "./options.ts";
+import { createFairQueue } from "./fair-queue.ts";
 import { createRunTicket, type RunTicket } from "./run-ticket.ts";
 import { createWorkerSlot, type WorkerSlot } from "./worker-slot.ts";
 
@@ -25,6 +27,8 @@ export interface SandboxPoolStats {
   readonly restarts: number;
   /** Workers retired gracefully after `recycleAfterRuns` runs (not counted as restarts). */
   readonly recycled: number;
+  /** Runs whose fresh context was made in a warm isolate of the same user (isolateReuse "user"). */
+  readonly reusedIsolates: number;
 }
 
 export interface SandboxPool {
@@ -39,13 +43,14 @@ const CLOSE_GRACE_MS = 2_000;
 export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool {
   const settings = resolvePoolOptions(options);
   const slots = new Set<WorkerSlot>();
-  const queue: RunTicket[] = [];
+  const queue = createFairQueue();
   const runIds = new Set<string>();
   /** Runs dispatched to each worker, and workers retiring after `recycleAfterRuns`. */
   const dispatched = new WeakMap<WorkerSlot, number>();
   const retiring = new Set<WorkerSlot>();
   let restarts = 0;
   let recycled = 0;
+  let reusedIsolates = 0;
   let startFailures = 0;
   let closing = false;
 
@@ -56,7 +61,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
           startFailures = 0;
           pump();
         },
-        onRunDone: () => {
+        onRunDone: (reused) => {
+          if (reused) reusedIsolates += 1;
           for (const slot of retiring) shutdownIfIdle(slot);
           pump();
         },
@@ -64,11 +70,11 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
           slots.delete(slot);
           if (retiring.delete(slot)) {
             // A retired worker: its replacement was started when it retired.
-            queue.unshift(...requeue);
+            requeueAll(requeue);
             return pump();
           }
           if (closing) return requeue.forEach((ticket) => ticket.fail("CANCELLED", "the sandbox pool was closed"));
-          queue.unshift(...requeue);
+          requeueAll(requeue);
           replaceWorker(hadStarted);
           pump();
         },
@@ -76,11 +82,15 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     );
   }
 
+  function requeueAll(tickets: RunTicket[]): void {
+    for (const ticket of tickets.reverse()) queue.unshift(ticket);
+  }
+
   function replaceWorker(hadStarted: boolean): void {
     restarts += 1;
     if (!hadStarted) startFailures += 1;
     if (startFailures >= MAX_START_FAILURES && ![...slots].some((slot) => slot.process.ready)) {
-      for (const ticket of queue.splice(0)) ticket.fail("WORKER_CRASHED", "the sandbox workers cannot start");
+      for (const ticket of queue.drain()) ticket.fail("WORKER_CRASHED", "the sandbox workers cannot start");
     }
     const delay = startFailures === 0 ? 0 : Math.min(5_000, 100 * 2 ** startFailures);
     setTimeout(() => closing || startWorker(), delay).unref();
@@ -101,21 +111,43 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     if (retiring.has(slot) && slot.runs.size === 0) slot.process.shutdown();
   }
 
-  function pickSlot(): WorkerSlot | undefined {
+  /** Users whose isolate a worker probably keeps warm (it ran their last runs); bounded. */
+  const warmUsers = new WeakMap<WorkerSlot, Set<string>>();
+  const WARM_USERS_PER_WORKER = 64;
+
+  function noteWarm(slot: WorkerSlot, userId: string): void {
+    const users = warmUsers.get(slot) ?? new Set<string>();
+    users.delete(userId);
+    users.add(userId);
+    if (users.size > WARM_USERS_PER_WORKER) users.delete(users.values().next().value as string);
+    warmUsers.set(slot, users);
+  }
+
+  /** The least busy free worker; for `userId`, one that keeps their isolate warm if it is no busier. */
+  function pickSlot(userId?: string): WorkerSlot | undefined {
     let best: WorkerSlot | undefined;
+    let warm: WorkerSlot | undefined;
     for (const slot of slots) {
       if (!slot.process.ready || retiring.has(slot) || slot.runs.size >= settings.runsPerWorker) continue;
       if (best === undefined || slot.runs.size < best.runs.size) best = slot;
+      if (userId !== undefined && warmUsers.get(slot)?.has(userId) === true && (warm === undefined || slot.runs.size < warm.runs.size)) warm = slot;
     }
-    return best;
+    return warm !== undefined && best !== undefined && warm.runs.size <= best.runs.size ? warm : best;
+  }
+
+  function inFlight(userId: string): number {
+    let count = 0;
+    for (const slot of slots) for (const ticket of slot.runs.values()) if (ticket.job.user.id === userId) count += 1;
+    return count;
   }
 
   function pump(): void {
-    while (queue.length > 0) {
-      const slot = pickSlot();
-      if (slot === undefined) return;
-      const ticket = queue.shift() as RunTicket;
-      if (ticket.done) continue;
+    while (queue.size > 0) {
+      if (pickSlot() === undefined) return;
+      const ticket = queue.next((userId) => inFlight(userId) < settings.userRunsInFlight);
+      if (ticket === undefined) return;
+      const slot = pickSlot(ticket.job.user.id) as WorkerSlot;
+      noteWarm(slot, ticket.job.user.id);
       slot.runs.set(ticket.job.runId, ticket);
       ticket.markDispatched();
       const deadline = ticket.job.limits.wallMs + settings.deadlineGraceMs;
@@ -123,7 +155,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         setTimeout(() => {
           if (ticket.done) return;
           ticket.fail("TOOL_TIMEOUT", `the tool did not finish within ${ticket.job.limits.wallMs} ms (its worker was stopped)`);
-          slot.process.kill("deadline", `run ${ticket.job.runId} could not be stopped by its deadline`);
+          slot.process.kill("deadline", `run ${ticket.job.runId} could not be stopped by its deadline`, ticket.job.runId);
         }, deadline),
       );
       slot.process.send({ t: "run", job: ticket.job });
@@ -133,11 +165,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
 
   function cancel(ticket: RunTicket): void {
     if (ticket.done) return;
-    const index = queue.indexOf(ticket);
-    if (index >= 0) {
-      queue.splice(index, 1);
-      return ticket.fail("CANCELLED", "the run was cancelled before it started");
-    }
+    if (queue.remove(ticket)) return ticket.fail("CANCELLED", "the run was cancelled before it started");
     for (const slot of slots) {
       if (slot.runs.get(ticket.job.runId) !== ticket) continue;
       slot.process.send({ t: "cancel", runId: ticket.job.runId });
@@ -145,7 +173,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         setTimeout(() => {
           if (ticket.done) return;
           ticket.fail("CANCELLED", "the run was cancelled (its worker was stopped)");
-          slot.process.kill("cancel", `run ${ticket.job.runId} did not stop when cancelled`);
+          slot.process.kill("cancel", `run ${ticket.job.runId} did not stop when cancelled`, ticket.job.runId);
         }, settings.cancelGraceMs),
       );
     }
@@ -178,7 +206,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   async function close(): Promise<void> {
     if (closing) return Promise.all([...slots].map((slot) => slot.exited)).then(() => undefined);
     closing = true;
-    for (const ticket of queue.splice(0)) ticket.fail("CANCELLED", "the sandbox pool was closed");
+    for (const ticket of queue.drain()) ticket.fail("CANCELLED", "the sandbox pool was closed");
     const exits = [...slots].map((slot) => {
       slot.process.shutdown();
       const timer = setTimeout(() => slot.process.kill("close", "the pool was closed"), CLOSE_GRACE_MS);
@@ -194,9 +222,10 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     stats: () => ({
       workers: [...slots].filter((slot) => slot.process.ready).length,
       busy: [...slots].reduce((sum, slot) => sum + slot.runs.size, 0),
-      queued: queue.length,
+      queued: queue.size,
       restarts,
       recycled,
+      reusedIsolates,
     }),
     close,
   };

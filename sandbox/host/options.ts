@@ -7,6 +7,21 @@ export interface SandboxPoolOptions {
   readonly workers?: number;
   /** Runs one worker holds at the same time. Default 4. */
   readonly runsPerWorker?: number;
+  /**
+   * Runs one user may have dispatched at once across all workers; the rest wait in that user's
+   * own queue, served round-robin with other users'. Default half the capacity (workers ×
+   * runsPerWorker), at least 1, so one user's backlog always leaves room for others.
+   */
+  readonly userRunsInFlight?: number;
+  /**
+   * "user" (default): a worker keeps a warm isolate per user and gives each of that user's runs a
+   * fresh context in it (never two users in one isolate); "never": one new isolate per run.
+   */
+  readonly isolateReuse?: "user" | "never";
+  /** Runs after which a user's isolate is disposed (isolateReuse "user"). Default 200. */
+  readonly isolateMaxRuns?: number;
+  /** An idle user isolate is disposed after this long. Default 30000. */
+  readonly isolateIdleMs?: number;
   /** Resident memory budget of one worker process, in MB; over it, the worker is replaced. Default 512. */
   readonly workerMemoryMb?: number;
   /** Heartbeat period; a worker missing about 3 beats is killed and replaced. Default 1000. */
@@ -27,6 +42,10 @@ export interface SandboxPoolOptions {
 export interface PoolSettings {
   readonly workers: number;
   readonly runsPerWorker: number;
+  readonly userRunsInFlight: number;
+  readonly isolateReuse: "user" | "never";
+  readonly isolateMaxRuns: number;
+  readonly isolateIdleMs: number;
   readonly workerMemoryMb: number;
   readonly heartbeatMs: number;
   readonly execArgv: readonly string[];
@@ -35,7 +54,7 @@ export interface PoolSettings {
   readonly recycleAfterRuns: number;
 }
 
-const KNOWN = new Set(["workers", "runsPerWorker", "workerMemoryMb", "heartbeatMs", "execArgv", "deadlineGraceMs", "cancelGraceMs", "recycleAfterRuns"]);
+const KNOWN = new Set(["workers", "runsPerWorker", "userRunsInFlight", "isolateReuse", "isolateMaxRuns", "isolateIdleMs", "workerMemoryMb", "heartbeatMs", "execArgv", "deadlineGraceMs", "cancelGraceMs", "recycleAfterRuns"]);
 
 function integer(options: SandboxPoolOptions, name: keyof SandboxPoolOptions, fallback: number, min: number, max: number): number {
   const value = options[name] ?? fallback;
@@ -43,6 +62,12 @@ function integer(options: SandboxPoolOptions, name: keyof SandboxPoolOptions, fa
     throw new TypeError(`createSandboxPool: ${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
   }
   return value;
+}
+
+function isolateReuseOf(value: unknown): "user" | "never" {
+  if (value === undefined) return "user";
+  if (value === "user" || value === "never") return value;
+  throw new TypeError(`createSandboxPool: isolateReuse must be "user" or "never", got ${JSON.stringify(value)}`);
 }
 
 export function resolvePoolOptions(options: SandboxPoolOptions = {}): PoolSettings {
@@ -53,9 +78,15 @@ export function resolvePoolOptions(options: SandboxPoolOptions = {}): PoolSettin
   if (!Array.isArray(execArgv) || execArgv.some((flag) => typeof flag !== "string")) {
     throw new TypeError("createSandboxPool: execArgv must be an array of strings");
   }
+  const workers = integer(options, "workers", 2, 1, 64);
+  const runsPerWorker = integer(options, "runsPerWorker", 4, 1, 64);
   return Object.freeze({
-    workers: integer(options, "workers", 2, 1, 64),
-    runsPerWorker: integer(options, "runsPerWorker", 4, 1, 64),
+    workers,
+    runsPerWorker,
+    userRunsInFlight: integer(options, "userRunsInFlight", Math.max(1, Math.floor((workers * runsPerWorker) / 2)), 1, 4_096),
+    isolateReuse: isolateReuseOf(options.isolateReuse),
+    isolateMaxRuns: integer(options, "isolateMaxRuns", 200, 1, 1_000_000),
+    isolateIdleMs: integer(options, "isolateIdleMs", 30_000, 10, 3_600_000),
     workerMemoryMb: integer(options, "workerMemoryMb", 512, 64, 65_536),
     heartbeatMs: integer(options, "heartbeatMs", 1_000, 50, 60_000),
     execArgv: Object.freeze(["--no-node-snapshot", "--disable-warning=ExperimentalWarning", ...execArgv]),

@@ -18,8 +18,13 @@ export interface RunTicket {
   /** The worker acknowledged the run: from now on it may have had effects, so it is never retried. */
   markAcknowledged(): void;
   readonly acknowledged: boolean;
-  /** Back to the queue (its worker died before acknowledging): drop this dispatch's timers. */
+  /**
+   * Back to the queue (its worker died before acknowledging, or for another user's run): drop this
+   * dispatch's timers and log; an acknowledged run counts towards `requeues`.
+   */
   markRequeued(): void;
+  /** How often this run was handed back after its worker had acknowledged it. */
+  readonly requeues: number;
   event(event: unknown): void;
   complete(verdict: WorkerVerdict): void;
   fail(code: SandboxErrorCode, message: string): void;
@@ -68,6 +73,7 @@ export function createRunTicket(job: RunJob, hooks: RunHooks, resolve: (outcome:
   let startedAt = Date.now();
   let done = false;
   let acknowledged = false;
+  let requeues = 0;
 
   function complete(raw: WorkerVerdict): void {
     if (done) return;
@@ -104,6 +110,12 @@ export function createRunTicket(job: RunJob, hooks: RunHooks, resolve: (outcome:
     },
     markRequeued() {
       for (const timer of timers.splice(0)) clearTimeout(timer);
+      if (acknowledged) requeues += 1;
+      acknowledged = false;
+      log.length = 0;
+    },
+    get requeues() {
+      return requeues;
     },
     event(value) {
       const event = done ? undefined : checkEvent(value);

@@ -26,18 +26,20 @@ export interface WorkerProcess {
   send(message: HostToWorker): void;
   /** Asks the worker to exit on its own (the pool is closing); `onExit` then reports "close". */
   shutdown(): void;
-  kill(cause: KillCause, detail: string): void;
+  /** `culpritRunId`: the run that made this necessary, when one did (its user alone pays). */
+  kill(cause: KillCause, detail: string, culpritRunId?: string): void;
 }
 
 export interface WorkerEvents {
   onReady(): void;
   onMessage(message: WorkerToHost): void;
-  onExit(cause: KillCause, detail: string): void;
+  onExit(cause: KillCause, detail: string, culpritRunId: string | undefined): void;
 }
 
 export function spawnWorker(settings: PoolSettings, events: WorkerEvents): WorkerProcess {
   const env: Record<string, string> = process.env.TZ !== undefined ? { TZ: process.env.TZ } : {};
-  const child: ChildProcess = fork(WORKER_MAIN, [String(settings.heartbeatMs)], {
+  const isolates = { reuse: settings.isolateReuse, maxRuns: settings.isolateMaxRuns, idleMs: settings.isolateIdleMs, maxIdle: settings.runsPerWorker };
+  const child: ChildProcess = fork(WORKER_MAIN, [String(settings.heartbeatMs), JSON.stringify(isolates)], {
     execPath: process.execPath,
     execArgv: [...settings.execArgv],
     env,
@@ -47,9 +49,10 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
   const spawnedAt = Date.now();
   let ready = false;
   let lastBeatAt = spawnedAt;
-  let killed: { cause: KillCause; detail: string } | undefined;
+  let killed: { cause: KillCause; detail: string; culpritRunId?: string | undefined } | undefined;
   let exited = false;
   let stderrTail = "";
+  let overBudgetBeats = 0;
 
   child.stderr?.setEncoding("utf8");
   child.stderr?.on("data", (text: string) => {
@@ -60,9 +63,9 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
     if (!exited && child.connected) child.send(message, (error) => error && kill("crash", "the IPC channel failed"));
   }
 
-  function kill(cause: KillCause, detail: string): void {
+  function kill(cause: KillCause, detail: string, culpritRunId?: string): void {
     if (exited) return;
-    killed ??= { cause, detail };
+    killed ??= { cause, detail, culpritRunId };
     child.kill("SIGKILL");
   }
 
@@ -78,7 +81,14 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
     lastBeatAt = Date.now();
     if (message.t === "beat") {
       if (typeof message.rssMb === "number" && message.rssMb > settings.workerMemoryMb) {
-        kill("memory", `the worker used ${message.rssMb} MB, over its budget of ${settings.workerMemoryMb} MB`);
+        // Without a suspect (two busy isolates: neither can be sampled) wait one beat for one.
+        const suspect = typeof message.suspect === "string" ? message.suspect : undefined;
+        overBudgetBeats += 1;
+        if (suspect !== undefined || overBudgetBeats >= 2) {
+          kill("memory", `the worker used ${message.rssMb} MB, over its budget of ${settings.workerMemoryMb} MB`, suspect);
+        }
+      } else {
+        overBudgetBeats = 0;
       }
       return;
     }
@@ -99,7 +109,7 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
     if (workerExitChannel.hasSubscribers) {
       workerExitChannel.publish({ pid: child.pid, cause: ending.cause, detail: ending.detail, stderrTail });
     }
-    events.onExit(ending.cause, ending.detail);
+    events.onExit(ending.cause, ending.detail, killed?.culpritRunId);
   });
 
   return {

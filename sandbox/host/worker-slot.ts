@@ -1,8 +1,14 @@
 /**
  * One worker process as the pool sees it: the runs it holds, the routing of its messages to those
- * runs, and what happens to them when it dies — each acknowledged run fails with the code of the
- * cause (MEMORY_LIMIT for the memory budget, CANCELLED when the pool closes, WORKER_CRASHED
- * otherwise); a run it never acknowledged is handed back to the pool to run elsewhere.
+ * runs, and what happens to them when it dies.
+ *
+ * When one run is to blame (a deadline or cancel it did not honour, an isolate that would not
+ * stop, the memory budget with a suspect), only that run's *user* pays: their runs on the worker
+ * fail with the cause's code, and every other user's run is handed back to the pool to run again
+ * (issue 10, root cause 8) — at most MAX_REQUEUES times, so a run cannot be bounced forever. With
+ * no one to blame (a crash, missed heartbeats) acknowledged runs fail with WORKER_CRASHED. A run
+ * the worker never acknowledged cannot have done anything yet, so it always goes back. Messages
+ * are fixed per cause: they never carry the kill's detail, which may name another run.
  */
 import type { SandboxErrorCode } from "../errors.ts";
 import type { WorkerToHost } from "../ipc.ts";
@@ -18,35 +24,55 @@ export interface WorkerSlot {
 
 export interface SlotEvents {
   onReady(): void;
-  /** A run finished: a slot is free. */
-  onRunDone(): void;
-  /** The process is gone; `requeue` are runs it never acknowledged; `hadStarted`: it once became ready. */
+  /** A run finished: a slot is free. `reused`: its context was made in the user's warm isolate. */
+  onRunDone(reused: boolean): void;
+  /** The process is gone; `requeue` are runs to run again elsewhere; `hadStarted`: it once became ready. */
   onExit(slot: WorkerSlot, requeue: RunTicket[], hadStarted: boolean): void;
 }
 
-function lostRunError(cause: KillCause, detail: string): [SandboxErrorCode, string] {
+/** A run lost with its worker for someone else's run is retried this many times at most. */
+export const MAX_REQUEUES = 2;
+/** Owners of recently finished runs: a stuck isolate is reported after its run has answered. */
+const RECENT_OWNERS = 256;
+
+function lostRunError(cause: KillCause, settings: PoolSettings): [SandboxErrorCode, string] {
   switch (cause) {
     case "memory":
-      return ["MEMORY_LIMIT", `the run was stopped: ${detail}`];
+      return ["MEMORY_LIMIT", `the run was stopped: its sandbox worker went over its budget of ${settings.workerMemoryMb} MB`];
     case "close":
       return ["CANCELLED", "the sandbox pool was closed"];
+    case "heartbeat":
+      return ["WORKER_CRASHED", "the sandbox worker was lost during the run: it missed its heartbeats"];
     default:
-      return ["WORKER_CRASHED", `the sandbox worker was lost during the run: ${detail}`];
+      return ["WORKER_CRASHED", "the sandbox worker was lost during the run"];
   }
 }
 
 export function createWorkerSlot(settings: PoolSettings, events: SlotEvents): WorkerSlot {
   const runs = new Map<string, RunTicket>();
+  const owners = new Map<string, string>();
   let resolveExited!: () => void;
   const exited = new Promise<void>((resolve) => (resolveExited = resolve));
   let hadStarted = false;
 
+  function remember(ticket: RunTicket): void {
+    owners.delete(ticket.job.runId);
+    owners.set(ticket.job.runId, ticket.job.user.id);
+    if (owners.size > RECENT_OWNERS) owners.delete(owners.keys().next().value as string);
+  }
+
   function onMessage(message: WorkerToHost): void {
     switch (message.t) {
-      case "started":
-        return runs.get(message.runId)?.markAcknowledged();
-      case "event":
-        return runs.get(message.runId)?.event(message.event);
+      case "started": {
+        const ticket = runs.get(message.runId);
+        if (ticket !== undefined) remember(ticket);
+        return ticket?.markAcknowledged();
+      }
+      case "events": {
+        const ticket = runs.get(message.runId);
+        if (ticket !== undefined && Array.isArray(message.events)) for (const event of message.events) ticket.event(event);
+        return;
+      }
       case "resolve": {
         const { reqId } = message;
         const ticket = runs.get(message.runId);
@@ -63,25 +89,27 @@ export function createWorkerSlot(settings: PoolSettings, events: SlotEvents): Wo
         const ticket = runs.get(message.runId);
         runs.delete(message.runId);
         ticket?.complete(message.verdict);
-        return events.onRunDone();
+        return events.onRunDone(message.reused === true);
       }
       case "fatal":
-        return slot.process.kill("fatal", String(message.reason));
+        return slot.process.kill("fatal", String(message.reason), typeof message.runId === "string" ? message.runId : undefined);
       default:
         return undefined;
     }
   }
 
-  function onExit(cause: KillCause, detail: string): void {
+  function onExit(cause: KillCause, _detail: string, culpritRunId: string | undefined): void {
+    const culpritUser = culpritRunId === undefined ? undefined : owners.get(culpritRunId);
     const requeue: RunTicket[] = [];
     for (const ticket of runs.values()) {
       if (ticket.done) continue;
-      if (!ticket.acknowledged && cause !== "close") {
+      const innocent = culpritUser !== undefined && ticket.job.user.id !== culpritUser && ticket.requeues < MAX_REQUEUES;
+      if (cause !== "close" && (!ticket.acknowledged || innocent)) {
         ticket.markRequeued();
         requeue.push(ticket);
         continue;
       }
-      const [code, message] = lostRunError(cause, detail);
+      const [code, message] = lostRunError(cause, settings);
       ticket.fail(code, message);
     }
     runs.clear();

@@ -1,9 +1,10 @@
 /**
- * Why: a run gets an isolate and a context that nothing has run in before. To hide their start
- * cost (~7 ms: isolate, context, compiling and evaluating the prelude), the worker prepares one
- * ahead of time: the prelude is evaluated, the worker's bindings point at nothing yet, and no run
- * data is inside. When a run takes it, `attach` points the bindings at that run and `begin` hands
- * the run's data to the guest. A prepared context is handed out once and disposed with its run.
+ * Why: a run gets a context that nothing has run in before: fresh globals and intrinsics, the
+ * prelude evaluated, the worker's bindings pointing at nothing yet, no run data inside. To hide its
+ * start cost the worker prepares one ahead of time. When a run takes it, `begin` points the
+ * bindings at that run and hands the guest the run's data. A prepared context serves one run:
+ * afterwards it is released (its isolate may serve the same user's next run, see isolate-homes.ts)
+ * or disposed with its isolate.
  */
 import { GLOBAL_NAMES } from "../guest/bindings.ts";
 import { evaluatePrelude, type GuestGraph } from "./guest-graph.ts";
@@ -23,7 +24,8 @@ export interface FreshContext {
   readonly deliver: Reference;
   /** Points the bindings at the run and gives the guest the run's data (JSON). */
   begin(bindings: BindingFunctions, jobJson: string): Promise<void>;
-  dispose(): void;
+  /** Lets go of the context (and every reference into it); the isolate stays. */
+  release(): void;
 }
 
 const detached: BindingFunctions = {
@@ -31,22 +33,34 @@ const detached: BindingFunctions = {
   call: () => JSON.stringify({ error: { code: "INTERNAL", message: "the run has not begun" } }),
 };
 
-export async function prepareFreshContext(
-  memoryMb: number,
-  sources: GuestSources,
-  onCatastrophicError: (message: string) => void,
-): Promise<FreshContext> {
-  const isolate = createIsolate({ memoryMb, onCatastrophicError });
+export function newIsolate(memoryMb: number, onCatastrophicError: (message: string) => void): Isolate {
+  return createIsolate({ memoryMb, onCatastrophicError });
+}
+
+export function disposeIsolate(isolate: Isolate): void {
   try {
-    let bindings = detached;
-    const context = await isolate.createContext();
-    await context.global.set(GLOBAL_NAMES.emit, createCallback((kind, payload) => bindings.emit(kind, payload)));
-    await context.global.set(GLOBAL_NAMES.call, createCallback((request) => bindings.call(request)));
-    const guest = await evaluatePrelude(isolate, context, sources);
+    if (!isolate.isDisposed) isolate.dispose();
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * A new context in `isolate` with the prelude evaluated; synchronous calls (our code, in an
+ * isolate no run is using: see guest-graph.ts). Throws if the isolate fails.
+ */
+export async function prepareContext(isolate: Isolate, sources: GuestSources): Promise<FreshContext> {
+  let bindings = detached;
+  const context = isolate.createContextSync();
+  try {
+    context.global.setSync(GLOBAL_NAMES.emit, createCallback((kind, payload) => bindings.emit(kind, payload)));
+    context.global.setSync(GLOBAL_NAMES.call, createCallback((request) => bindings.call(request)));
+    const guest = evaluatePrelude(isolate, context, sources);
     const namespace = guest.module("prelude.ts").namespace;
-    const deliver = await namespace.get("deliver", { reference: true });
-    const beginRef = await namespace.get("begin", { reference: true });
+    const deliver = namespace.getSync("deliver", { reference: true });
+    const beginRef = namespace.getSync("begin", { reference: true });
     let begun = false;
+    let released = false;
     return {
       isolate,
       context,
@@ -56,16 +70,37 @@ export async function prepareFreshContext(
         if (begun) throw new Error("a prepared context serves one run only");
         begun = true;
         bindings = runBindings;
-        const reply = await beginRef.apply(undefined, [jobJson]);
+        // Still only our code: begin() parses the run's data before any user module exists.
+        const reply = beginRef.applySync(undefined, [jobJson]);
         beginRef.release();
         if (reply !== "") throw new Error("the guest refused the run's data");
       },
-      dispose() {
-        if (!isolate.isDisposed) isolate.dispose();
+      release() {
+        if (released) return;
+        released = true;
+        // Callbacks still held by the context's leftovers reach nothing any more.
+        bindings = detached;
+        guest.release();
+        for (const reference of [deliver, beginRef, namespace]) {
+          try {
+            reference.release();
+          } catch {
+            // already released, or the isolate is gone
+          }
+        }
+        try {
+          context.release();
+        } catch {
+          // the isolate is gone
+        }
       },
     };
   } catch (error) {
-    if (!isolate.isDisposed) isolate.dispose();
+    try {
+      context.release();
+    } catch {
+      // the isolate is gone
+    }
     throw error;
   }
 }

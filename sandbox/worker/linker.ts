@@ -9,6 +9,7 @@ import type { SafeError } from "../protocol.ts";
 import { safeError } from "../errors.ts";
 import { rewriteDynamicImports } from "./dynamic-import-rewrite.ts";
 import { PUBLIC_GUEST_MODULES, type GuestFile } from "./guest-sources.ts";
+import { releaseModules } from "./guest-graph.ts";
 import type { Isolate, Module } from "./ivm.ts";
 
 const IMPORTABLE = /^(?:plugin:[a-z0-9_-]{1,128}(?:\/[A-Za-z_][A-Za-z0-9_]{0,127})?|lib:[A-Za-z0-9][A-Za-z0-9_-]{0,127})$/;
@@ -28,6 +29,8 @@ export interface Linker {
   compile(source: string, filename: string): Promise<Module>;
   /** The first reason a link failed, for the run's outcome. */
   readonly failure: SafeError | undefined;
+  /** Releases every module this linker compiled (the run is over). */
+  release(): void;
 }
 
 function shown(specifier: string): string {
@@ -50,6 +53,7 @@ export function missingExportError(error: unknown): SafeError | undefined {
 
 export function createLinker(options: LinkerOptions): Linker {
   const cache = new Map<string, Promise<Module>>();
+  const compiled: Module[] = [];
   let failure: SafeError | undefined;
 
   function refuse(error: SafeError): never {
@@ -59,7 +63,9 @@ export function createLinker(options: LinkerOptions): Linker {
 
   async function compile(source: string, filename: string): Promise<Module> {
     try {
-      return await options.isolate.compileModule(rewriteDynamicImports(source), { filename });
+      const module = await options.isolate.compileModule(rewriteDynamicImports(source), { filename });
+      compiled.push(module);
+      return module;
     } catch (error) {
       if (error instanceof SyntaxError) refuse(safeError("SYNTAX_ERROR", error.message));
       throw error;
@@ -100,6 +106,9 @@ export function createLinker(options: LinkerOptions): Linker {
     compile,
     get failure() {
       return failure;
+    },
+    release() {
+      releaseModules(compiled.splice(0));
     },
   };
 }

@@ -5,17 +5,19 @@
  * that will not stop, a catastrophic V8 error, an uncaught exception) it reports `fatal` and the
  * pool kills and replaces it.
  */
-import type { RunJob } from "../protocol.ts";
+import type { RunEvent, RunJob } from "../protocol.ts";
 import { safeError } from "../errors.ts";
 import type { HostToWorker, WorkerToHost } from "../ipc.ts";
 import { closeHttp } from "./http-client.ts";
-import { createContextSupply } from "./context-supply.ts";
+import { createIsolateHomes, type HomeSettings } from "./isolate-homes.ts";
 import { loadGuestSources } from "./guest-sources.ts";
 import { startRun, type RunHandle } from "./run.ts";
 import { DEFAULT_RUN_LIMITS } from "../protocol.ts";
 
 const heartbeatMs = Math.max(50, Number(process.argv[2] ?? 1_000) || 1_000);
 const runs = new Map<string, RunHandle>();
+/** Settled runs whose isolate has not stopped yet: the first to blame for memory growth. */
+const lingering = new Map<string, RunHandle>();
 const moduleWaiters = new Map<number, (reply: { source: string | null; failed: boolean }) => void>();
 let nextRequestId = 1;
 
@@ -23,8 +25,8 @@ function send(message: WorkerToHost): void {
   if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
 }
 
-function fatal(reason: string): void {
-  send({ t: "fatal", reason });
+function fatal(reason: string, runId?: string): void {
+  send(runId === undefined ? { t: "fatal", reason } : { t: "fatal", reason, runId });
   // The pool kills us on `fatal`; if it cannot, do not linger with a runaway isolate.
   setTimeout(() => process.kill(process.pid, "SIGKILL"), 2_000).unref();
 }
@@ -37,7 +39,23 @@ process.on("disconnect", () => process.exit(0));
 process.on("SIGINT", () => {});
 
 const sources = loadGuestSources();
-const supply = createContextSupply(sources, (message) => fatal(`catastrophic isolate error: ${message}`));
+const homeSettings = parseHomeSettings(process.argv[3]);
+const homes = createIsolateHomes(sources, homeSettings, (message) => fatal(`catastrophic isolate error: ${message}`));
+
+function parseHomeSettings(text: string | undefined): HomeSettings {
+  const fallback: HomeSettings = { reuse: "user", maxRuns: 200, idleMs: 30_000, maxIdle: 8 };
+  try {
+    const given = JSON.parse(text ?? "{}") as Partial<HomeSettings>;
+    return {
+      reuse: given.reuse === "never" ? "never" : "user",
+      maxRuns: Number.isInteger(given.maxRuns) ? (given.maxRuns as number) : fallback.maxRuns,
+      idleMs: Number.isInteger(given.idleMs) ? (given.idleMs as number) : fallback.idleMs,
+      maxIdle: Number.isInteger(given.maxIdle) ? (given.maxIdle as number) : fallback.maxIdle,
+    };
+  } catch {
+    return fallback;
+  }
+}
 
 function resolveModule(runId: string, specifier: string): Promise<string | null> {
   const reqId = nextRequestId++;
@@ -63,17 +81,33 @@ function onRun(job: unknown): void {
     send({ t: "done", runId: job.runId, verdict: { ok: false, error: safeError("INTERNAL", "duplicate run id") } });
     return;
   }
+  let reused = false;
+  // Events go out batched, one message per event-loop turn, and always before the verdict.
+  let batch: RunEvent[] = [];
+  const flushEvents = (): void => {
+    if (batch.length === 0) return;
+    send({ t: "events", runId: job.runId, events: batch });
+    batch = [];
+  };
   const handle = startRun(job, {
-    takeContext: (memoryMb) => supply.take(memoryMb),
+    takeContext: (memoryMb) =>
+      homes.take(job.user.id, memoryMb).then((lease) => {
+        reused = lease.reused;
+        return lease;
+      }),
     resolveModule: (specifier) => resolveModule(job.runId, specifier),
-    onEvent: (event) => send({ t: "event", runId: job.runId, event }),
-    onStuck: fatal,
+    onEvent: (event) => batch.push(event) === 1 && setImmediate(flushEvents),
+    onStuck: (reason) => fatal(reason, job.runId),
   });
   runs.set(job.runId, handle);
-  void handle.verdict.then((verdict) => {
+  // The answer goes out once the isolate is kept or disposed, so the user's next run (dispatched
+  // as soon as this one answers) finds the warm isolate.
+  void Promise.all([handle.verdict, handle.ended]).then(([verdict]) => {
     runs.delete(job.runId);
-    send({ t: "done", runId: job.runId, verdict });
-    setImmediate(() => supply.warm(job.limits.heapMb));
+    lingering.set(job.runId, handle);
+    flushEvents();
+    send({ t: "done", runId: job.runId, verdict, ...(reused ? { reused } : {}) });
+    setImmediate(() => homes.warm(job.limits.heapMb));
   });
 }
 
@@ -91,7 +125,7 @@ process.on("message", (raw: unknown) => {
     }
     case "shutdown":
       for (const handle of runs.values()) handle.cancel();
-      supply.close();
+      homes.close();
       void closeHttp().finally(() => process.exit(0));
       return;
     default:
@@ -99,6 +133,38 @@ process.on("message", (raw: unknown) => {
   }
 });
 
-setInterval(() => send({ t: "beat", rssMb: Math.round(process.memoryUsage.rss() / 1_048_576) }), heartbeatMs);
-supply.warm(DEFAULT_RUN_LIMITS.heapMb);
+/**
+ * The run to blame if the pool finds us over our memory budget: a settled run whose isolate has
+ * not stopped; else the one run too busy to report its heap (a builtin that ignores the heap
+ * limit); else, when no isolate is busy, the live run with the largest heap. The pool fails only that
+ * run's user's runs and re-queues everyone else's (issue 10, root cause 8).
+ */
+async function suspect(): Promise<string | undefined> {
+  for (const [runId, handle] of lingering) {
+    if (handle.lingering) return runId;
+    lingering.delete(runId);
+  }
+  // A busy isolate answers only between tasks: it keeps its last sample.
+  const live = [...runs];
+  const answered = await Promise.all(live.map(([, handle]) => handle.sampleHeap(Math.min(100, heartbeatMs / 4))));
+  let heaviest: [string, number] | undefined;
+  for (const [runId, handle] of live) {
+    if (handle.heapBytes > (heaviest?.[1] ?? 0)) heaviest = [runId, handle.heapBytes];
+  }
+  // A heap that accounts for a good part of our memory is the answer; otherwise the memory is
+  // where no sample reaches: a single busy isolate.
+  if (heaviest !== undefined && heaviest[1] >= process.memoryUsage.rss() / 4) return heaviest[0];
+  const busy = live.filter((_, index) => !answered[index]);
+  if (busy.length === 1) return busy[0]?.[0];
+  // Unsure (several busy isolates): name nobody; the pool waits a beat before it blames no one.
+  return busy.length === 0 ? heaviest?.[0] : undefined;
+}
+
+setInterval(() => {
+  void suspect().then((blame) => {
+    const rssMb = Math.round(process.memoryUsage.rss() / 1_048_576);
+    send(blame === undefined ? { t: "beat", rssMb } : { t: "beat", rssMb, suspect: blame });
+  });
+}, heartbeatMs);
+homes.warm(DEFAULT_RUN_LIMITS.heapMb);
 send({ t: "ready" });

@@ -1,28 +1,38 @@
 /**
- * Why: one run = one fresh isolate, used once and disposed. This file owns the run's lifecycle:
- * it builds the context (bindings, prelude), links and evaluates the user module through the
- * linker, enforces the CPU budget (isolate.cpuTime, polled) and the wall deadline, and settles the
- * run exactly once. After settling, the isolate is disposed; if an isolate task still has not come
- * back a second later, the isolate could not be stopped (e.g. spinning inside a builtin) and the
- * worker reports itself stuck so the pool kills the whole process.
+ * Why: one run = one fresh context (in a never-used isolate, or in an isolate that served only
+ * this user's earlier runs: see isolate-homes.ts). This file owns the run's lifecycle: it takes
+ * the context, links and evaluates the user module through the linker, enforces the CPU budget
+ * (isolate.cpuTime, polled) and the wall deadline, and settles the run exactly once. After
+ * settling, the run is *clean* only if it ended normally (a result or an ordinary tool error, no
+ * limit tripped), no knot:plugin call is pending and every isolate task has come back: then the
+ * context is released and the isolate may serve the user's next run. Anything else disposes the
+ * isolate; if an isolate task still has not come back a second later, the isolate could not be
+ * stopped (e.g. spinning inside a builtin) and the worker reports itself stuck so the pool kills
+ * the whole process.
  */
 import type { RunEvent, RunJob } from "../protocol.ts";
 import { safeError } from "../errors.ts";
 import type { WorkerVerdict } from "../ipc.ts";
 import type { FreshContext } from "./fresh-context.ts";
+import type { ContextLease } from "./isolate-homes.ts";
 import { createGuestBindings } from "./guest-bindings.ts";
 import { RETURNED } from "./guest-verdict.ts";
 import type { Isolate } from "./ivm.ts";
+import { releaseModules } from "./guest-graph.ts";
 import { createLinker, missingExportError } from "./linker.ts";
 import { performLoopbackCall, type LoopbackRequest } from "./loopback.ts";
 import { createRunLog } from "./run-log.ts";
 import { classifyThrown } from "./thrown.ts";
 
 const STUCK_AFTER_MS = 1_000;
+/** How long a settled run's last isolate task may take to come back and still count as clean. */
+const CLEAN_WAIT_MS = 50;
+/** Outcomes after which the isolate may serve the same user again: nothing was cut short. */
+const CLEAN_CODES: ReadonlySet<string> = new Set(["TOOL_ERROR", "SYNTAX_ERROR", "MODULE_NOT_ALLOWED", "PERMISSION_DENIED", "NOT_ADDRESSABLE", "LOOPBACK_FAILED"]);
 const ENTRY_SOURCE = 'import * as tool from "knot-internal:tool";\nimport { runTool } from "knot-internal:run-tool";\nrunTool(tool);\n';
 
 export interface RunEnvironment {
-  takeContext(memoryMb: number): Promise<FreshContext>;
+  takeContext(memoryMb: number): Promise<ContextLease>;
   resolveModule(specifier: string): Promise<string | null>;
   onEvent(event: RunEvent): void;
   /** An isolate could not be stopped: the worker process must be replaced. */
@@ -31,7 +41,15 @@ export interface RunEnvironment {
 
 export interface RunHandle {
   readonly verdict: Promise<WorkerVerdict>;
+  /** The context is released and its isolate kept or disposed (after the verdict). */
+  readonly ended: Promise<void>;
   cancel(): void;
+  /** Settled, but an isolate task has not come back since dispose (a stuck isolate grows on). */
+  readonly lingering: boolean;
+  /** The isolate's heap + external bytes at the last sample (an isolate busy in a task answers late). */
+  readonly heapBytes: number;
+  /** Asks the isolate for its heap size; resolves true when it answered within `waitMs` (false: busy). */
+  sampleHeap(waitMs: number): Promise<boolean>;
 }
 
 export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
@@ -45,11 +63,21 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
   let settled = false;
   let lastReturn: WorkerVerdict | undefined;
   let fresh: FreshContext | undefined;
+  let lease: ContextLease | undefined;
+  /** Releases the run's module handles (they would pin the context in a kept isolate). */
+  const runModules: Array<() => void> = [];
+  let callsPending = 0;
+  let leftCalls = 0;
+  let resolveEnded!: () => void;
+  const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
+  let finalVerdict: WorkerVerdict | undefined;
   let isolate: Isolate | undefined;
   let cpuAtStart = 0n;
   let disposedByUs = false;
   let inFlight = 0;
   let callSeq = 0;
+  let heapBytes = 0;
+  let sampling = false;
 
   const wallTimer = setTimeout(
     () => settle({ ok: false, error: safeError("TOOL_TIMEOUT", `the tool did not finish within ${limits.wallMs} ms`) }),
@@ -77,21 +105,43 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     clearInterval(cpuTimer);
     abort.abort();
     const printed = log.printed();
-    resolveVerdict(final.ok && final.result.kind === "none" && printed !== undefined ? { ok: true, result: { kind: "text", text: printed } } : final);
-    setImmediate(disposeIsolate);
+    // A knot:plugin call still open now is work left behind (aborting it settles it at once).
+    leftCalls = callsPending;
+    finalVerdict = final.ok && final.result.kind === "none" && printed !== undefined ? { ok: true, result: { kind: "text", text: printed } } : final;
+    resolveVerdict(finalVerdict);
+    setImmediate(endLease);
   }
 
-  function disposeIsolate(): void {
-    if (fresh !== undefined && !fresh.isolate.isDisposed) {
-      disposedByUs = true;
-      try {
-        fresh.deliver.release();
-        fresh.dispose();
-      } catch {
-        // already gone
+  function endedClean(): boolean {
+    const ended = finalVerdict;
+    if (ended === undefined || (!ended.ok && !CLEAN_CODES.has(ended.error.code))) return false;
+    return leftCalls === 0 && inFlight === 0 && isolate !== undefined && !isolate.isDisposed;
+  }
+
+  /** Waits (briefly) for the last isolate task to come back, then keeps or disposes the isolate. */
+  function endLease(): void {
+    if (lease === undefined) return resolveEnded();
+    const candidate = finalVerdict !== undefined && (finalVerdict.ok || CLEAN_CODES.has(finalVerdict.error.code)) && leftCalls === 0;
+    if (!candidate || inFlight === 0) return finishLease();
+    const giveUpAt = Date.now() + CLEAN_WAIT_MS;
+    const poll = setInterval(() => {
+      if (inFlight === 0 || Date.now() >= giveUpAt) {
+        clearInterval(poll);
+        finishLease();
       }
-    }
-    if (inFlight > 0) {
+    }, 2);
+  }
+
+  function finishLease(): void {
+    const taken = lease;
+    if (taken === undefined) return resolveEnded();
+    lease = undefined;
+    const clean = endedClean();
+    if (!clean) disposedByUs = true;
+    for (const release of runModules.splice(0)) release();
+    taken.release(clean);
+    resolveEnded();
+    if (!clean && inFlight > 0) {
       setTimeout(() => {
         if (inFlight > 0) env.onStuck(`run ${job.runId}: the isolate did not stop after dispose`);
       }, STUCK_AFTER_MS).unref();
@@ -120,6 +170,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     const id = `c${callSeq}`;
     const target = job.loopback;
     if (target === null) throw new Error("no loopback");
+    callsPending += 1;
     const remainingMs = Math.max(1, limits.wallMs - (Date.now() - startedAt));
     void performLoopbackCall(request, {
       target,
@@ -130,6 +181,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
       timeoutMs: remainingMs + 1_000,
       maxResponseBytes: Math.max(65_536, Math.min(16 * 1_048_576, (limits.heapMb * 1_048_576) / 4)),
     }).then((payload) => {
+      callsPending -= 1;
       if (settled || fresh === undefined) return;
       track(fresh.deliver.apply(undefined, [id, payload])).catch(onTaskError);
     });
@@ -150,15 +202,20 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
 
   async function execute(): Promise<void> {
     const taken = await track(env.takeContext(limits.heapMb));
-    if (settled) return void setImmediate(() => taken.dispose());
-    fresh = taken;
-    isolate = taken.isolate;
+    if (settled) {
+      taken.release(false);
+      return resolveEnded();
+    }
+    lease = taken;
+    fresh = taken.fresh;
+    isolate = fresh.isolate;
     cpuAtStart = isolate.cpuTime;
-    const { context, guest } = taken;
+    const { context, guest } = fresh;
     const jobData = JSON.stringify({ params: job.params, user: job.user, limits: { resultBytes: limits.resultBytes, logBytes: limits.logBytes } });
-    await track(taken.begin(bindings, jobData));
+    await track(fresh.begin(bindings, jobData));
 
     const linker = createLinker({ isolate, guestModule: guest.module, resolveSource: env.resolveModule });
+    runModules.push(() => linker.release());
     const linkFailure = (): WorkerVerdict => ({ ok: false, error: linker.failure ?? safeError("INTERNAL", "the tool could not be linked") });
     let toolModule;
     try {
@@ -171,6 +228,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
       throw error;
     }
     const entry = await track(isolate.compileModule(ENTRY_SOURCE, { filename: "knot:internal/entry" }));
+    runModules.push(() => releaseModules([entry]));
     const internal = { "knot-internal:tool": toolModule, "knot-internal:run-tool": guest.module("run-tool.ts") };
     await track(entry.instantiate(context, (specifier) => internal[specifier as keyof typeof internal]));
     try {
@@ -188,6 +246,27 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
 
   return {
     verdict,
+    ended,
     cancel: () => settle({ ok: false, error: safeError("CANCELLED", "the run was cancelled") }),
+    get lingering() {
+      return settled && inFlight > 0;
+    },
+    get heapBytes() {
+      return heapBytes;
+    },
+    sampleHeap(waitMs) {
+      if (isolate === undefined || isolate.isDisposed) return Promise.resolve(true);
+      if (sampling) return Promise.resolve(false);
+      sampling = true;
+      const sampled = isolate.getHeapStatistics().then(
+        (stats) => {
+          sampling = false;
+          heapBytes = stats.used_heap_size + stats.externally_allocated_size;
+          return true;
+        },
+        () => !(sampling = false),
+      );
+      return Promise.race([sampled, new Promise<boolean>((resolve) => setTimeout(resolve, waitMs, false).unref())]);
+    },
   };
 }

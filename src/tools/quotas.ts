@@ -2,6 +2,9 @@
  * Back-pressure for sandbox runs. Per user and per token: concurrent runs and runs per minute;
  * globally: a cap on concurrent runs with a bounded queue, so overload turns into clear refusals
  * (RATE_LIMITED with a retry-after) instead of unbounded memory growth. Counts are per instance.
+ * A user's concurrency is well below the sandbox's capacity by default (4 of 2 workers × 4), and
+ * runs waiting for a global slot are admitted round-robin by user (issue 10, root cause 9): one
+ * user's backlog never stands in front of another user's first run.
  */
 import { KnotError } from "../errors.ts";
 import type { Principal } from "../identity/principal.ts";
@@ -16,9 +19,9 @@ export interface QuotaSettings {
 }
 
 export const DEFAULT_QUOTAS: QuotaSettings = Object.freeze({
-  userConcurrentRuns: 8,
+  userConcurrentRuns: 4,
   userRunsPerMinute: 600,
-  tokenConcurrentRuns: 8,
+  tokenConcurrentRuns: 4,
   tokenRunsPerMinute: 600,
   maxConcurrentRuns: 32,
   maxQueuedRuns: 256,
@@ -35,7 +38,9 @@ const MINUTE_MS = 60_000;
 export function createQuotas(settings: QuotaSettings, now: () => number = Date.now): Quotas {
   const concurrent = new Map<string, number>();
   const recent = new Map<string, number[]>();
-  const queue: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  /** Waiting admissions per user; insertion order is the round-robin order (served → to the back). */
+  const waiting = new Map<string, Array<() => void>>();
+  let queued = 0;
   let running = 0;
   let refused = 0;
 
@@ -58,9 +63,26 @@ export function createQuotas(settings: QuotaSettings, now: () => number = Date.n
   ];
 
   const releaseGlobal = () => {
-    const next = queue.shift();
-    if (next) next.resolve();
-    else running -= 1;
+    const first = waiting.entries().next();
+    if (first.done) {
+      running -= 1;
+      return;
+    }
+    const [userId, line] = first.value;
+    waiting.delete(userId);
+    if (line.length > 1) waiting.set(userId, line);
+    queued -= 1;
+    (line.shift() as () => void)();
+  };
+
+  const leaveQueue = (userId: string, entry: () => void): boolean => {
+    const line = waiting.get(userId);
+    const index = line?.indexOf(entry) ?? -1;
+    if (line === undefined || index < 0) return false;
+    line.splice(index, 1);
+    if (line.length === 0) waiting.delete(userId);
+    queued -= 1;
+    return true;
   };
 
   return {
@@ -81,14 +103,16 @@ export function createQuotas(settings: QuotaSettings, now: () => number = Date.n
       try {
         if (running < settings.maxConcurrentRuns) running += 1;
         else {
-          if (queue.length >= settings.maxQueuedRuns) refuse("the server is at capacity; retry shortly", 1);
+          if (queued >= settings.maxQueuedRuns) refuse("the server is at capacity; retry shortly", 1);
+          const userId = principal.user.id;
           await new Promise<void>((resolve, reject) => {
-            const entry = { resolve, reject };
-            queue.push(entry);
+            const entry = () => resolve();
+            const line = waiting.get(userId) ?? [];
+            line.push(entry);
+            waiting.set(userId, line);
+            queued += 1;
             signal?.addEventListener("abort", () => {
-              const i = queue.indexOf(entry);
-              if (i >= 0) queue.splice(i, 1);
-              reject(new KnotError("CANCELLED", "the run was cancelled while queued"));
+              if (leaveQueue(userId, entry)) reject(new KnotError("CANCELLED", "the run was cancelled while queued"));
             }, { once: true });
           });
         }
@@ -104,6 +128,6 @@ export function createQuotas(settings: QuotaSettings, now: () => number = Date.n
         releaseGlobal();
       };
     },
-    stats: () => ({ running, queued: queue.length, refused }),
+    stats: () => ({ running, queued, refused }),
   };
 }

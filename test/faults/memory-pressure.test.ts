@@ -1,6 +1,6 @@
 /**
  * Fault: many sandboxes hit their memory limit at once. User A fires waves of 8 concurrent memory
- * bombs (its whole per-user concurrency quota) over MCP while user B keeps calling a user tool and
+ * bombs (its whole per-user concurrency quota, raised to 8 here) over MCP while user B keeps calling a user tool and
  * a plugin tool: every bomb ends with MEMORY_LIMIT, every one of B's calls succeeds with the right
  * answer, the sandbox keeps its workers, and the audit log holds every call.
  */
@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { DEFAULT_RUN_LIMITS } from "../../sandbox/index.ts";
+import { DEFAULT_QUOTAS } from "../../src/tools/quotas.ts";
 import { startApp, type TestApp } from "../helpers/fixtures.ts";
 import { connect, saveUserTool, USER_TOOLS } from "../mcp/helpers.ts";
 
@@ -25,6 +26,7 @@ before(async () => {
     config: {
       sandbox: { workers: 2, runsPerWorker: 6, workerMemoryMb: 512 },
       limits: { ...DEFAULT_RUN_LIMITS, heapMb: 16, wallMs: 10_000 },
+      quotas: { ...DEFAULT_QUOTAS, userConcurrentRuns: 8, tokenConcurrentRuns: 8 },
     },
   });
   const userA = await t.userWithToken("attacker", { grants: ["knot.mcp"] });

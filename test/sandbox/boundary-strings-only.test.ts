@@ -26,13 +26,15 @@ test("the worker never hands the guest a copy, transfer or reference; host funct
   assert.ok(files.length >= 10);
   for (const file of files) {
     const text = read(file);
-    for (const banned of [/ExternalCopy/, /copy:\s*true/, /externalCopy/, /transferIn/, /promise:\s*true/, /\.derefInto\(/, /new\s+ivm\.Reference/, /\.setSync\(/, /\.setIgnored\(/]) {
+    for (const banned of [/ExternalCopy/, /copy:\s*true/, /externalCopy/, /transferIn/, /promise:\s*true/, /\.derefInto\(/, /new\s+ivm\.Reference/, /\.setIgnored\(/]) {
       assert.doesNotMatch(text, banned, `${file} must not use ${banned.source}`);
     }
   }
-  // The only objects placed on a guest global: two Callbacks.
-  const sets = files.flatMap((file) => [...read(file).matchAll(/global\.set\(([^\n]*)\)/g)].map((m) => `${file}: ${m[1]}`));
+  // The only objects placed on a guest global: two Callbacks (set synchronously or not).
+  const sets = files.flatMap((file) => [...read(file).matchAll(/global\.set(?:Sync)?\(([^\n]*)\)/g)].map((m) => `${file}: ${m[1]}`));
   assert.equal(sets.length, 2, sets.join("\n"));
+  const anySetSync = files.flatMap((file) => [...read(file).matchAll(/\.setSync\(/g)].map(() => file));
+  assert.equal(anySetSync.length, 2, "setSync is used only for the two global Callbacks");
   for (const set of sets) assert.match(set, /^fresh-context\.ts: GLOBAL_NAMES\.(emit|call), createCallback\(/);
   // The only References: the worker's handles on guest functions it calls with strings.
   const references = files.flatMap((file) => [...read(file).matchAll(/reference:\s*true/g)].map(() => file));

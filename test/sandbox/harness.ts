@@ -48,8 +48,14 @@ export const ATTACK_LIMITS: RunLimits = Object.freeze({ ...LIMITS, cpuMs: 200, w
 /** Attacks that make real loopback calls: HTTP round trips on a crowded machine need wall time. */
 export const CALLING_LIMITS: RunLimits = Object.freeze({ ...LIMITS, cpuMs: 1_000 });
 
+/**
+ * The isolate mode every sandbox test runs in: `KNOT_SANDBOX_ISOLATE_REUSE=never` runs the suite
+ * with one isolate per run (npm test runs the attack suites in both modes); default "user".
+ */
+export const ISOLATE_REUSE: "user" | "never" = process.env.KNOT_SANDBOX_ISOLATE_REUSE === "never" ? "never" : "user";
+
 export function createTestPool(options: SandboxPoolOptions = {}): SandboxPool {
-  return createSandboxPool({ workers: 1, runsPerWorker: 4, heartbeatMs: 1_000, deadlineGraceMs: 1_000, ...options });
+  return createSandboxPool({ workers: 1, runsPerWorker: 4, heartbeatMs: 1_000, deadlineGraceMs: 1_000, isolateReuse: ISOLATE_REUSE, ...options });
 }
 
 /** A pool whose workers are all ready and have served a run, so timing assertions measure runs only. */
@@ -148,6 +154,8 @@ export interface LoopbackReply {
   readonly status?: number;
   readonly body?: unknown;
   readonly contentType?: string;
+  /** Answer after this long (a slow handler that costs no CPU). */
+  readonly delayMs?: number;
 }
 
 export interface LoopbackServer {
@@ -178,7 +186,9 @@ export async function startLoopbackServer(
       const answer = match ? reply(decodeURIComponent(match[1] as string), decodeURIComponent(match[2] as string), call) : { status: 404 };
       const type = answer.contentType ?? "application/json";
       const body = answer.body === undefined ? "" : typeof answer.body === "string" && !type.includes("json") ? answer.body : JSON.stringify(answer.body);
-      res.writeHead(answer.status ?? 200, { "content-type": type }).end(body);
+      const send = () => res.writeHead(answer.status ?? 200, { "content-type": type }).end(body);
+      if (answer.delayMs === undefined) send();
+      else setTimeout(send, answer.delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -19,7 +19,7 @@ test("runs beyond the free slots wait in the queue and all complete", async () =
   assert.ok(stats.busy <= 2, `busy ${stats.busy}`);
   assert.ok(stats.busy + stats.queued >= 4, JSON.stringify(stats));
   for (const outcome of await Promise.all(runs)) assert.deepEqual(assertOk(outcome), { kind: "text", text: "spun" });
-  assert.deepEqual({ ...pool.stats(), restarts: 0 }, { workers: 1, busy: 0, queued: 0, restarts: 0, recycled: 0 });
+  assert.deepEqual({ ...pool.stats(), restarts: 0, reusedIsolates: 0 }, { workers: 1, busy: 0, queued: 0, restarts: 0, recycled: 0, reusedIsolates: 0 });
 });
 
 test("a worker is retired gracefully after recycleAfterRuns: no run fails, a fresh worker takes over", async () => {

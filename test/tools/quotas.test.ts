@@ -62,3 +62,23 @@ describe("run quotas", () => {
     (await q.acquire(principal("b")))();
   });
 });
+
+describe("run quotas are fair across users (issue 10, root cause 9)", () => {
+  it("a user's default concurrency is well below the sandbox's capacity (2 workers × 4)", () => {
+    assert.ok(DEFAULT_QUOTAS.userConcurrentRuns <= 4 && DEFAULT_QUOTAS.tokenConcurrentRuns <= 4);
+  });
+
+  it("runs waiting for a global slot are admitted round-robin by user, not first come first served", async () => {
+    const q = createQuotas({ ...DEFAULT_QUOTAS, userConcurrentRuns: 64, maxConcurrentRuns: 1 });
+    const first = await q.acquire(principal("flood"));
+    const order: string[] = [];
+    // Each admitted run ends at once, handing its slot to the next in line.
+    const wait = (id: string) => q.acquire(principal(id)).then((release) => (order.push(id), release()));
+    const all = [...Array.from({ length: 5 }, () => wait("flood")), wait("bob")];
+    assert.equal(q.stats().queued, 6);
+    first();
+    await Promise.all(all);
+    assert.equal(order.indexOf("bob"), 1, `bob was admitted after ${order.indexOf("bob")} flood runs: ${order.join(",")}`);
+    assert.deepEqual(q.stats(), { running: 0, queued: 0, refused: 0 });
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * `npm run bench` (part): a sandbox worker's resident memory over many runs (issue 13: "flat, leak
+ * found"). One worker, recycling off, N trivial runs from a few users at 4 concurrent; the RSS of
+ * the worker process is read from /proc after a warm-up and at the end.
+ */
+import fs from "node:fs";
+import { createSandboxPool, DEFAULT_RUN_LIMITS, type GuestUser } from "../sandbox/index.ts";
+
+const USERS: GuestUser[] = ["a", "b", "c"].map((id) => ({ id, name: id, isAdmin: false, groups: [], permissions: [], pluginPermissions: [] }));
+const SOURCE = "export default (r) => ({ n: r.params.n + 1, text: 'x'.repeat(200) })";
+
+function workerRssMb(): number {
+  let total = 0;
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = fs.readFileSync(`/proc/${entry}/status`, "utf8");
+      if (!new RegExp(`^PPid:\\s+${process.pid}$`, "m").test(status)) continue;
+      if (!fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("sandbox/worker/main.ts")) continue;
+      total += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0) / 1024;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
+export async function runRssBench(runs: number, isolateReuse: "user" | "never"): Promise<{ beforeMb: number; afterMb: number; runs: number }> {
+  const pool = createSandboxPool({ workers: 1, runsPerWorker: 4, userRunsInFlight: 4, recycleAfterRuns: 1e9, isolateReuse, workerMemoryMb: 4096 });
+  let seq = 0;
+  const one = async () => {
+    seq += 1;
+    const user = USERS[seq % USERS.length] as GuestUser;
+    const outcome = await pool.run(
+      { runId: `rss-${seq}`, source: SOURCE, filename: "tool:rss", params: { n: seq }, user, loopback: null, limits: DEFAULT_RUN_LIMITS },
+      { resolveModule: () => null },
+    );
+    if (!outcome.ok) throw new Error(`run failed: ${JSON.stringify(outcome.error)}`);
+  };
+  const batch = async (count: number) => {
+    let left = count;
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      while (left-- > 0) await one();
+    }));
+  };
+  try {
+    await batch(Math.min(500, runs / 10));
+    const beforeMb = workerRssMb();
+    await batch(runs);
+    return { beforeMb, afterMb: workerRssMb(), runs };
+  } finally {
+    await pool.close();
+  }
+}
+
+if (import.meta.main) {
+  const runs = Number(process.argv[2] ?? 10_000);
+  for (const mode of ["never", "user"] as const) {
+    const { beforeMb, afterMb } = await runRssBench(runs, mode);
+    console.log(`${mode}: worker RSS ${beforeMb.toFixed(0)} → ${afterMb.toFixed(0)} MB over ${runs} runs`);
+  }
+}

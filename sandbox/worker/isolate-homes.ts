@@ -1,0 +1,186 @@
+/**
+ * Why: a fresh isolate costs ~3 ms (~7 ms with the prelude) while a fresh context in a warm isolate
+ * costs well under one (issue 13). With `isolateReuse: "user"` an isolate is kept warm for ONE
+ * user, and each of that user's runs gets a fresh context in it (nothing JS-visible carries over:
+ * globals, intrinsics and the module graph belong to the context). An isolate is never shared by
+ * two users, serves one run at a time, and is disposed after `maxRuns` runs, after any run the
+ * runner does not call clean (a limit trip, pending work: see run.ts), after `idleMs`, and when
+ * more than `maxIdle` isolates wait (the oldest goes). While an isolate waits it prepares its next
+ * context, so a run starts with `begin()` only. With `"never"` every run gets a never-used isolate
+ * (one spare per common memory size is prepared ahead) and it is disposed after that run.
+ */
+import type { GuestSources } from "./guest-sources.ts";
+import { disposeIsolate, newIsolate, prepareContext, type FreshContext } from "./fresh-context.ts";
+import type { Isolate } from "./ivm.ts";
+
+export type IsolateReuse = "user" | "never";
+
+export interface HomeSettings {
+  readonly reuse: IsolateReuse;
+  readonly maxRuns: number;
+  readonly idleMs: number;
+  readonly maxIdle: number;
+}
+
+export interface ContextLease {
+  readonly fresh: FreshContext;
+  /** The isolate served an earlier run (of the same user). */
+  readonly reused: boolean;
+  /** The run is over: `clean` lets the isolate serve the user's next run, otherwise it is disposed. */
+  release(clean: boolean): void;
+}
+
+export interface IsolateHomes {
+  take(userId: string, memoryMb: number): Promise<ContextLease>;
+  /** Prepares a never-used isolate + context of this size while the worker is idle. */
+  warm(memoryMb: number): void;
+  readonly idleCount: number;
+  close(): void;
+}
+
+interface Home {
+  readonly key: string;
+  readonly isolate: Isolate;
+  runs: number;
+  next: Promise<FreshContext> | undefined;
+  idleTimer: NodeJS.Timeout | undefined;
+}
+
+const MAX_SPARE_SIZES = 2;
+
+export function createIsolateHomes(sources: GuestSources, settings: HomeSettings, onCatastrophicError: (message: string) => void): IsolateHomes {
+  const spares = new Map<number, Promise<FreshContext>>();
+  /** Idle homes by `${memoryMb}:${userId}`; Map order is the idle order (oldest first). */
+  const idle = new Map<string, Home[]>();
+  let idleCount = 0;
+  let closed = false;
+
+  async function prepareNew(memoryMb: number): Promise<FreshContext> {
+    const isolate = newIsolate(memoryMb, onCatastrophicError);
+    try {
+      return await prepareContext(isolate, sources);
+    } catch (error) {
+      disposeIsolate(isolate);
+      throw error;
+    }
+  }
+
+  function discardSpare(spare: Promise<FreshContext> | undefined): void {
+    spare?.then((fresh) => disposeIsolate(fresh.isolate), () => undefined);
+  }
+
+  function takeSpare(memoryMb: number): Promise<FreshContext> {
+    const spare = spares.get(memoryMb);
+    spares.delete(memoryMb);
+    return spare === undefined ? prepareNew(memoryMb) : spare.catch(() => prepareNew(memoryMb));
+  }
+
+  function retire(home: Home): void {
+    clearTimeout(home.idleTimer);
+    discardSpare(home.next);
+    home.next = undefined;
+    disposeIsolate(home.isolate);
+  }
+
+  function leaveIdle(home: Home): void {
+    const list = idle.get(home.key);
+    const index = list?.indexOf(home) ?? -1;
+    if (list === undefined || index < 0) return;
+    list.splice(index, 1);
+    idleCount -= 1;
+    if (list.length === 0) idle.delete(home.key);
+    clearTimeout(home.idleTimer);
+    home.idleTimer = undefined;
+  }
+
+  function park(home: Home): void {
+    if (idleCount >= settings.maxIdle) {
+      const oldest = idle.values().next().value?.[0];
+      if (oldest !== undefined) {
+        leaveIdle(oldest);
+        retire(oldest);
+      }
+    }
+    const list = idle.get(home.key) ?? [];
+    idle.delete(home.key);
+    idle.set(home.key, [...list, home]);
+    idleCount += 1;
+    home.idleTimer = setTimeout(() => {
+      leaveIdle(home);
+      retire(home);
+    }, settings.idleMs);
+    home.idleTimer.unref();
+    // The next context is prepared while nobody waits for it.
+    setImmediate(() => {
+      if (home.next !== undefined || home.isolate.isDisposed || closed) return;
+      const next = prepareContext(home.isolate, sources);
+      next.catch(() => undefined);
+      home.next = next;
+    });
+  }
+
+  function lease(home: Home, fresh: FreshContext, reused: boolean): ContextLease {
+    let released = false;
+    return {
+      fresh,
+      reused,
+      release(clean) {
+        if (released) return;
+        released = true;
+        home.runs += 1;
+        fresh.release();
+        const keep = settings.reuse === "user" && clean && !closed && !home.isolate.isDisposed && home.runs < settings.maxRuns;
+        if (keep) park(home);
+        else retire(home);
+      },
+    };
+  }
+
+  async function take(userId: string, memoryMb: number): Promise<ContextLease> {
+    const key = `${memoryMb}:${userId}`;
+    if (settings.reuse === "user") {
+      const home = idle.get(key)?.[0];
+      if (home !== undefined) {
+        leaveIdle(home);
+        const next = home.next;
+        home.next = undefined;
+        try {
+          const fresh = await (next ?? prepareContext(home.isolate, sources));
+          return lease(home, fresh, true);
+        } catch {
+          retire(home); // the isolate failed: start over with a new one
+        }
+      }
+    }
+    const fresh = await takeSpare(memoryMb);
+    return lease({ key, isolate: fresh.isolate, runs: 0, next: undefined, idleTimer: undefined }, fresh, false);
+  }
+
+  return {
+    take,
+    warm(memoryMb) {
+      if (closed || spares.has(memoryMb)) return;
+      if (spares.size >= MAX_SPARE_SIZES) {
+        const [oldest] = spares.keys();
+        if (oldest !== undefined) {
+          discardSpare(spares.get(oldest));
+          spares.delete(oldest);
+        }
+      }
+      const spare = prepareNew(memoryMb);
+      spare.catch(() => spares.get(memoryMb) === spare && spares.delete(memoryMb));
+      spares.set(memoryMb, spare);
+    },
+    get idleCount() {
+      return idleCount;
+    },
+    close() {
+      closed = true;
+      for (const spare of spares.values()) discardSpare(spare);
+      spares.clear();
+      for (const list of idle.values()) for (const home of list) retire(home);
+      idle.clear();
+      idleCount = 0;
+    },
+  };
+}

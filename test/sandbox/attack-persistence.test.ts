@@ -1,0 +1,155 @@
+/**
+ * Attack family (issue 13): state that outlives a run. With `isolateReuse: "user"` a user's runs
+ * share a warm isolate, each in a fresh context. A first run plants state everywhere it can reach
+ * — globals, prototypes, intrinsics, the Symbol registry, the knot:* module namespaces,
+ * Error.prepareStackTrace, pending promises and loopback calls — and a second run of the same user
+ * on the same worker looks for it. Nothing may be found, in either isolate mode; a run that trips a
+ * limit or leaves work pending costs its isolate. Another user never shares the isolate at all.
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { GuestUser, SandboxPool } from "../../sandbox/index.ts";
+import {
+  ATTACK_LIMITS,
+  assertError,
+  assertOk,
+  createReadyPool,
+  ISOLATE_REUSE,
+  runTool,
+  startLoopbackServer,
+  USER,
+  type LoopbackServer,
+} from "./harness.ts";
+
+const BOB: GuestUser = Object.freeze({ ...USER, id: "u-bob", name: "bob" });
+
+let pool: SandboxPool;
+let slow: LoopbackServer;
+before(async () => {
+  // One worker, one run at a time: consecutive runs of a user land on the same worker.
+  pool = await createReadyPool({ workers: 1, runsPerWorker: 1 });
+  slow = await startLoopbackServer(() => ({ body: "late", delayMs: 300 }));
+});
+after(async () => {
+  await pool.close();
+  await slow.close();
+});
+
+const PLANT = `
+import * as tool from "knot:tool";
+import * as identity from "knot:identity";
+import * as plugin from "knot:plugin";
+globalThis.planted = "global";
+Object.defineProperty(globalThis, "hidden", { value: "hidden", enumerable: false });
+Object.prototype.polluted = "object-proto";
+Array.prototype.extra = "array-proto";
+Function.prototype.fnExtra = "function-proto";
+String.prototype.trim = () => "hijacked trim";
+JSON.parse = () => "hijacked JSON.parse";
+Math.random = () => 4;
+Promise.prototype.then = function () { return "hijacked then" };
+Error.prepareStackTrace = () => "hijacked stack";
+Error.stackTraceLimit = 0;
+Symbol.for("knot.planted").description;
+globalThis[Symbol.for("knot.planted")] = "symbol-keyed";
+try { tool.planted = 1 } catch {}
+try { Object.defineProperty(identity, "planted", { value: 1 }) } catch {}
+try { Object.getPrototypeOf(plugin.call).planted = "via namespace" } catch {}
+try { Object.setPrototypeOf(tool, { planted: "namespace proto" }) } catch {}
+"x".constructor.prototype.shout = "string-proto";
+RegExp("(planted)").exec("planted");
+new Promise(() => {});
+(async () => { for (;;) await new Promise(() => {}) })();
+export default () => "planted";
+`;
+
+const PROBE = `
+import * as tool from "knot:tool";
+import * as plugin from "knot:plugin";
+const found = [];
+const check = (name, value) => { if (value !== undefined && value !== false) found.push(name + "=" + String(value)) };
+check("global", globalThis.planted);
+check("hidden", globalThis.hidden);
+check("object-proto", ({}).polluted);
+check("array-proto", [].extra);
+check("function-proto", (() => 1).fnExtra);
+check("trim", " a ".trim() !== "a" && " a ".trim());
+check("JSON.parse", JSON.parse("1") !== 1 && JSON.parse("1"));
+check("Math.random", Math.random() >= 1 && Math.random());
+check("then", typeof Promise.resolve(1).then(() => 1) === "string" && "hijacked");
+check("prepareStackTrace", Error.prepareStackTrace);
+check("stackTraceLimit", Error.stackTraceLimit === 0 && "0");
+check("symbol", globalThis[Symbol.for("knot.planted")]);
+check("tool namespace", tool.planted);
+check("plugin proto", Object.getPrototypeOf(plugin.call).planted);
+check("string-proto", "".shout);
+check("RegExp.$1", RegExp.$1 === "planted" && RegExp.$1);
+check("stack", typeof new Error("x").stack === "string" && new Error("x").stack.includes("hijacked") && "hijacked");
+export default () => found;
+`;
+
+async function plantThenProbe(planter: GuestUser, prober: GuestUser): Promise<void> {
+  assertOk(await runTool(pool, PLANT, { user: planter }));
+  const probed = assertOk(await runTool(pool, PROBE, { user: prober }));
+  assert.deepEqual(probed, { kind: "json", value: [] }, `state leaked into the next run (${ISOLATE_REUSE} mode)`);
+}
+
+test("nothing a run plants is visible to the same user's next run", async () => {
+  const reusedBefore = pool.stats().reusedIsolates;
+  for (let round = 0; round < 3; round++) await plantThenProbe(USER, USER);
+  if (ISOLATE_REUSE === "user") assert.ok(pool.stats().reusedIsolates > reusedBefore, "the runs really shared a warm isolate");
+  else assert.equal(pool.stats().reusedIsolates, 0, "never mode never reuses an isolate");
+});
+
+test("another user never gets the planter's isolate", async () => {
+  assertOk(await runTool(pool, PLANT, { user: USER }));
+  const reused = pool.stats().reusedIsolates;
+  assert.deepEqual(assertOk(await runTool(pool, PROBE, { user: BOB })), { kind: "json", value: [] });
+  assert.equal(pool.stats().reusedIsolates, reused, "bob's first run got a never-used isolate");
+});
+
+test("a run that trips a limit costs its isolate: the next run starts in a new one", async () => {
+  for (const [source, code] of [
+    ["for (;;) {}", ["CPU_LIMIT", "TOOL_TIMEOUT"]],
+    ["const keep = []; for (;;) keep.push(new Array(1e4).fill(1.5))", ["MEMORY_LIMIT", "CPU_LIMIT"]],
+    ["await new Promise(() => {})", ["TOOL_TIMEOUT"]],
+  ] as const) {
+    // The same heap size throughout: isolates are kept per user *and* memory size.
+    const limits = { ...ATTACK_LIMITS, heapMb: 16 };
+    assertOk(await runTool(pool, "export default () => 1", { limits }));
+    assertError(await runTool(pool, `globalThis.planted = "limit"; ${source}`, { limits }), [...code]);
+    const reused = pool.stats().reusedIsolates;
+    assert.deepEqual(assertOk(await runTool(pool, PROBE, { limits })), { kind: "json", value: [] });
+    assert.equal(pool.stats().reusedIsolates, reused, `after ${code[0]} the isolate was not reused`);
+  }
+});
+
+test("a run that leaves a knot:plugin call pending costs its isolate", async () => {
+  const leaver = `import { call } from "knot:plugin"; call("slow", "wait").then(() => { globalThis.planted = "late" }); export default () => "left"`;
+  assertOk(await runTool(pool, "export default () => 1"));
+  assert.deepEqual(assertOk(await runTool(pool, leaver, { loopback: slow.target })), { kind: "text", text: "left" });
+  const reused = pool.stats().reusedIsolates;
+  await new Promise((resolve) => setTimeout(resolve, 400)); // the late answer arrives meanwhile
+  assert.deepEqual(assertOk(await runTool(pool, PROBE)), { kind: "json", value: [] });
+  assert.equal(pool.stats().reusedIsolates, reused, "the isolate with a pending call was not reused");
+});
+
+test("a tool error keeps the isolate warm, and still leaves nothing behind", async () => {
+  assertOk(await runTool(pool, "export default () => 1"));
+  assertError(await runTool(pool, 'globalThis.planted = "thrown"; Object.prototype.polluted = 1; throw new Error("boom")'), "TOOL_ERROR", /boom/);
+  assert.deepEqual(assertOk(await runTool(pool, PROBE)), { kind: "json", value: [] });
+});
+
+test("a finalizer cannot run the previous run's code during the next run (FinalizationRegistry is absent)", async () => {
+  const planter = `
+    let armed = "absent";
+    if (typeof FinalizationRegistry === "function") {
+      const registry = new FinalizationRegistry(() => { for (;;) {} });
+      for (let i = 0; i < 20_000; i++) registry.register({ i }, i);
+      armed = "armed";
+    }
+    export default () => armed;`;
+  assert.deepEqual(assertOk(await runTool(pool, planter)), { kind: "text", text: "absent" });
+  const churn = "export default () => { let keep = 0; for (let i = 0; i < 200_000; i++) keep += [i].length; return keep }";
+  assert.deepEqual(assertOk(await runTool(pool, churn, { limits: { cpuMs: 1_000 } })), { kind: "json", value: 200_000 });
+});
