@@ -65,6 +65,7 @@ export const UNRECORDABLE = "[unrecordable]";
 export async function createAuditLog(options: { store: Store; maskKey: string | null; logger: Logger; events?: AuditLogEvents }): Promise<AuditLog> {
   const key = options.maskKey ?? (await options.store.getOrCreateSetting("audit.mask_key", () => randomBytes(32).toString("base64url")));
   const mask = (value: unknown) => MASK_PREFIX + createHmac("sha256", key).update(stableText(value)).digest("base64url").slice(0, 22);
+  await options.store.prepareAudit?.();
   const queue = createAuditQueue(options.store);
   return {
     mask,

@@ -251,6 +251,11 @@ export interface Store {
   appendAudit(entry: AuditEntryInput): Promise<AuditEntry>;
   /** Appends rows in order in one transaction (one commit): all of them, or none when it throws. */
   appendAuditBatch(entries: readonly AuditEntryInput[]): Promise<AuditEntry[]>;
+  /**
+   * Readies what the first audited call would otherwise wait for (SQLite: its writer thread and
+   * connection, about a second on a busy machine), so that call is not slower than the rest.
+   */
+  prepareAudit?(): Promise<void>;
   /** Newest first; `since` inclusive, `until` exclusive; `limit` defaults to 100, at most 1000. */
   queryAudit(query: AuditQuery): Promise<AuditEntry[]>;
   /** All rows in order, for chain verification. */

@@ -48,6 +48,9 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     ...createUserToolMethods(context),
     ...audit,
     appendAuditBatch: auditWriter ? (entries: readonly AuditEntryInput[]) => auditWriter.appendBatch(entries) : audit.appendAuditBatch,
+    async prepareAudit() {
+      await auditWriter?.appendBatch([]); // an empty batch: starts the thread and opens its connection
+    },
     ...createEventMethods(context),
     ...createSettingMethods(context),
     ...createOAuthMethods(context),
