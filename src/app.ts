@@ -74,7 +74,10 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   let mcp: McpSurface | null = null;
   const oauth = createOAuthService({
     store, config, logger,
-    onEvent: ({ tool, connection, outcome }) => void auth.principalForToken(connection)
+    // The row names the connection even when the event is its revocation (principalForToken would
+    // answer null for a revoked token, and the row would lose who and which connection).
+    onEvent: ({ tool, connection, outcome }) => void auth.principalFor(connection.userId, "token")
+      .then((user) => user && { ...user, scopes: connection.scopes, tokenId: connection.id, ...(connection.connection ? { clientName: connection.connection.clientName } : {}) })
       .then((principal) => audit.record({ principal, surface: "http", tool, args: { clientId: connection.connection?.clientId ?? null, connectionId: connection.id }, outcome, durationMs: 0 })),
     closeSessions: (tokenId) => mcp?.sessions.closeOfToken(tokenId),
   });

@@ -114,7 +114,9 @@ test("a replayed refresh token revokes the whole family and the connection, and 
   const end = Date.now() + 3000;
   while ((await t.app.store.getToken(connectionId))?.revokedAt == null && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
   assert.ok((await t.app.store.getToken(connectionId))?.revokedAt, "the connection is revoked");
-  assert.ok((await t.app.store.queryAudit({ tool: "oauth.replay_revoked" })).some((r) => r.tokenId === connectionId));
+  const audited = async () => (await t.app.store.queryAudit({ tool: "oauth.replay_revoked" })).some((r) => r.tokenId === connectionId);
+  while (!(await audited()) && Date.now() < end + 3000) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(await audited(), "the replay revocation is audited under the connection");
 });
 
 test("tokens are bound to this server's /mcp (RFC 8707): another resource is invalid_target", async () => {
