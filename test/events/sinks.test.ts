@@ -129,4 +129,17 @@ describe("event sinks", () => {
     const [got] = records(marker).filter((r) => r.sink === "on_run");
     assert.deepEqual([got!.type, got!.data.name, got!.data.outcome, got!.data.by], ["tool.run", "runme", "ok", "alice"]);
   });
+
+  it("the editor's starter sink runs as written (it reads the event it is given)", async () => {
+    // Loaded at run time: ui/ is type-checked by its own tsconfig (DOM types), not the server's.
+    const starter = new URL("../../ui/src/editor/starter-code.ts", import.meta.url).href;
+    const { starterCode } = (await import(starter)) as { starterCode: (kind: "sink") => string };
+    // A wrong shape would throw here: the starter destructures the argument as the event.
+    const code = starterCode("sink").replace("console.log(", "if (typeof type !== \"string\" || typeof id !== \"string\" || data?.name !== \"starter\") throw new Error(\"not an event\");\n  console.log(");
+    const sink = await saveSink(bob, "starter", ["tool.saved"], code);
+    assert.equal(sink.status, 201, JSON.stringify(sink.body));
+    await settled(bob, sink.body.tool.id, 1);
+    const [row] = await deliveries(bob, sink.body.tool.id);
+    assert.deepEqual([row.type, row.status, row.lastError ?? null], ["tool.saved", "delivered", null]);
+  });
 });
