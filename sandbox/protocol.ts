@@ -40,6 +40,24 @@ export interface LoopbackTarget {
   readonly token: string;
 }
 
+/**
+ * How the guest calls the module's default export: a tool gets the request `{method, params, user}`;
+ * a sink gets the event itself, `{id, type, at, data}` (then `params` IS the event). Set by the host
+ * only (the tool runner, for the sink dispatcher); nothing a caller sends can choose it.
+ */
+export type RunEntry = "tool" | "sink";
+
+/** Whether `value` is a RunEntry. Both sides check the job field with it. */
+export const isRunEntry = (value: unknown): value is RunEntry => value === "tool" || value === "sink";
+
+/** Whether `params` has exactly an event's shape (a sink run's argument). */
+export function isSinkEvent(params: unknown): boolean {
+  if (typeof params !== "object" || params === null || Array.isArray(params)) return false;
+  const event = params as Record<string, unknown>;
+  const keys = Object.keys(event).sort().join(",");
+  return keys === "at,data,id,type" && typeof event.id === "string" && typeof event.type === "string" && typeof event.at === "string";
+}
+
 export interface RunJob {
   /** Opaque id for logs and cancellation. */
   readonly runId: string;
@@ -54,6 +72,8 @@ export interface RunJob {
   readonly limits: RunLimits;
   /** Echoed to plugin handlers as the `x-request-id` of loopback calls. */
   readonly requestId?: string;
+  /** Absent means "tool". "sink" requires `params` to be the event (see isSinkEvent). */
+  readonly entry?: RunEntry;
 }
 
 export interface LogLine {

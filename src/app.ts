@@ -22,6 +22,7 @@ import { createDrain } from "./lifecycle/drain.ts";
 import { createPendingWork } from "./lifecycle/pending-work.ts";
 import { shutdownGracefully } from "./lifecycle/shutdown.ts";
 import { createEventBus } from "./events/event-bus.ts";
+import { toolEvent } from "./events/product-events.ts";
 import { bindPluginEvents } from "./events/knot-events.ts";
 import { withRunEvents } from "./events/run-events.ts";
 import { startSinkDispatcher, type SinkDispatcher } from "./events/sink-dispatcher.ts";
@@ -94,7 +95,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   bindPluginEvents(pool, registry, events);
   const catalog = createUserToolsCatalog(store, registry, {
     onChange: (tool, previous) => mcp?.notifyToolsChanged(usersAffectedBy(tool, previous)),
-    onEvent: (type, tool, by) => events.emit({ type, data: { toolId: tool.id, name: tool.name, kind: tool.kind, version: tool.version, by: by.user.name }, audience: { kind: "owner", userId: tool.ownerId }, cause: by }),
+    onEvent: (type, tool, by) => events.emit(toolEvent(type, tool, by.user.name, by)),
   });
   let baseUrl: string | null = null;
   const quotas = createQuotas(config.quotas);

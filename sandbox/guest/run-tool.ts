@@ -3,6 +3,9 @@
  * answer (toJSON, getters, proxies, thenables) only ever runs guest code, and only the resulting
  * string reaches the worker. The worker's entry module calls runTool() with the tool's namespace.
  *
+ * A tool's handler gets the request `{method, params, user}`; a sink's (job entry "sink", set by
+ * the host) gets the event `{id, type, at, data}`.
+ *
  * Rules: a return* wins (the worker keeps the last one); else the handler's (default export or
  * `main`) awaited value: a string → text, undefined/null → none (the worker answers with the
  * printed console output if there is any), anything else → JSON. A throw → its code if the
@@ -10,7 +13,7 @@
  */
 import { GUEST_CAPS } from "./bindings.ts";
 import { I, clip, safeString } from "./intrinsics.ts";
-import { checkResultSize, codeOf, codedError, fail, finish, freshParams, freshUser, hasReturned, q } from "./runtime.ts";
+import { checkResultSize, codeOf, codedError, fail, finish, freshParams, freshUser, hasReturned, isSinkRun, q } from "./runtime.ts";
 
 type Handler = (request: unknown) => unknown;
 
@@ -67,7 +70,9 @@ export async function runTool(namespace: Record<string, unknown>): Promise<void>
   try {
     const handler = pickHandler(namespace);
     if (handler !== undefined) {
-      value = await I.ReflectApply(handler, undefined, [{ method: "CALL", params: freshParams(), user: freshUser() }]);
+      // A sink's params are the event {id, type, at, data} (the worker checked the shape): it gets it as is.
+      const argument = isSinkRun() ? freshParams() : { method: "CALL", params: freshParams(), user: freshUser() };
+      value = await I.ReflectApply(handler, undefined, [argument]);
     }
   } catch (error) {
     if (hasReturned()) return finish('{"ok":true,"returned":true}');

@@ -30,6 +30,8 @@ export interface GuestUserData {
 }
 
 interface JobData {
+  /** "sink": the default export gets the event (the params) itself; see RunEntry in protocol.ts. */
+  readonly entry: "tool" | "sink";
   readonly params: Record<string, unknown>;
   readonly user: GuestUserData;
   readonly limits: { readonly resultBytes: number; readonly logBytes: number };
@@ -57,6 +59,7 @@ function current(): JobData {
 }
 
 export const limits = (): JobData["limits"] => current().limits;
+export const isSinkRun = (): boolean => current().entry === "sink";
 
 /** The caller's argument `name` (own properties only), or undefined. */
 export function param(name: string): unknown {

@@ -12,7 +12,7 @@ import { closeHttp } from "./http-client.ts";
 import { createIsolateHomes, type HomeSettings } from "./isolate-homes.ts";
 import { loadGuestSources } from "./guest-sources.ts";
 import { startRun, type RunHandle } from "./run.ts";
-import { DEFAULT_RUN_LIMITS } from "../protocol.ts";
+import { DEFAULT_RUN_LIMITS, isRunEntry, isSinkEvent } from "../protocol.ts";
 
 const heartbeatMs = Math.max(50, Number(process.argv[2] ?? 1_000) || 1_000);
 const runs = new Map<string, RunHandle>();
@@ -70,7 +70,8 @@ function isJob(value: unknown): value is RunJob {
   return (
     typeof job === "object" && job !== null &&
     typeof job.runId === "string" && typeof job.source === "string" && typeof job.filename === "string" &&
-    typeof job.params === "object" && typeof job.user === "object" && typeof job.limits === "object"
+    typeof job.params === "object" && typeof job.user === "object" && typeof job.limits === "object" &&
+    (job.entry === undefined || (isRunEntry(job.entry) && (job.entry === "tool" || isSinkEvent(job.params))))
   );
 }
 

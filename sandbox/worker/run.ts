@@ -211,7 +211,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     isolate = fresh.isolate;
     cpuAtStart = isolate.cpuTime;
     const { context, guest } = fresh;
-    const jobData = JSON.stringify({ params: job.params, user: job.user, limits: { resultBytes: limits.resultBytes, logBytes: limits.logBytes } });
+    const jobData = JSON.stringify({ entry: job.entry ?? "tool", params: job.params, user: job.user, limits: { resultBytes: limits.resultBytes, logBytes: limits.logBytes } });
     await track(fresh.begin(bindings, jobData));
 
     const linker = createLinker({ isolate, guestModule: guest.module, resolveSource: env.resolveModule });

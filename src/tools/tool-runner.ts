@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { prepareSource } from "../../client-modules/index.ts";
-import type { RunEvent, RunLimits, RunOutcome } from "../../sandbox/protocol.ts";
+import type { RunEntry, RunEvent, RunLimits, RunOutcome } from "../../sandbox/protocol.ts";
 import type { LoopbackTokens } from "../auth/loopback-tokens.ts";
 import { KnotError } from "../errors.ts";
 import { mayWrite, toUserData, type Principal } from "../identity/principal.ts";
@@ -40,6 +40,11 @@ export interface RunOptions {
   readonly requestId?: string | null;
   /** Skip schema validation (arguments were already validated by the caller). */
   readonly validated?: boolean;
+  /**
+   * "sink": the sink dispatcher delivers an event (`args` is `{id, type, at, data}`) to a saved
+   * sink, whose default export gets the event itself. Host code only; absent = a tool run.
+   */
+  readonly entry?: RunEntry;
 }
 
 export interface ToolRunner {
@@ -94,6 +99,9 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
         const why = scopeAllows(principal.scopes, RUN_USER_TOOLS_SCOPE) ? "a read-only token may not run a tool marked destructive" : `the token's scopes do not include ${RUN_USER_TOOLS_SCOPE}`;
         throw new KnotError("PERMISSION_DENIED", `permission denied: ${why}`);
       }
+      if (options.entry === "sink" && !("kind" in source && source.kind === "sink")) {
+        throw new KnotError("BAD_REQUEST", `"${source.name}" is not a sink: only a saved sink is run with an event`);
+      }
       const params = options.validated ? args : validateArguments(schemaOf(source), args, source.name);
       const release = deps.quotas ? await deps.quotas.acquire(principal, options.signal) : () => {};
       try {
@@ -123,6 +131,7 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
         runId, source: prepared.js, filename: `tool:${source.name}`, params, user: toUserData(principal),
         loopback: base && minted ? { baseUrl: base, token: minted.token } : null,
         limits: deps.limits, ...(options.requestId ? { requestId: options.requestId } : {}),
+        ...(options.entry === "sink" ? { entry: "sink" as const } : {}),
       }, {
         resolveModule: (specifier) => resolveModule(deps, libs.modules, specifier),
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),

@@ -6,6 +6,7 @@
 import { KnotError } from "../errors.ts";
 import { sendJson } from "../http/respond.ts";
 import type { HttpContext, Route } from "../http/router.ts";
+import { grantChangedEvent } from "../events/product-events.ts";
 import { BUILTIN_PERMISSIONS, mayWrite } from "../identity/principal.ts";
 import type { Services } from "../services.ts";
 import type { GrantRecord } from "../store/store.ts";
@@ -110,7 +111,7 @@ export function adminRoutes(services: Services): Route[] {
         const grant = { subject: parseSubject(body.subject), permission: parsePermission(body.permission) };
         await store.grant(grant);
         services.toolsChanged(affected(grant.subject));
-        await services.events.emit({ type: "grant.changed", data: { change: "granted", ...grantData(grant.subject, grant.permission) }, audience: { kind: "admins" }, cause: ctx.principal });
+        await services.events.emit(grantChangedEvent("granted", grant.subject, grant.permission, ctx.principal));
         sendJson(ctx.res, 201, { granted: true });
       },
     },
@@ -120,17 +121,13 @@ export function adminRoutes(services: Services): Route[] {
         mustWrite(ctx);
         const q = ctx.url.searchParams;
         const subject = parseSubject(q.get("subject"));
-        const revoked = await store.revoke({ subject, permission: parsePermission(q.get("permission")) });
+        const permission = parsePermission(q.get("permission"));
+        const revoked = await store.revoke({ subject, permission });
         if (!revoked) throw new KnotError("NOT_FOUND", "no such grant");
         services.toolsChanged(affected(subject));
-        await services.events.emit({ type: "grant.changed", data: { change: "revoked", ...grantData(subject, parsePermission(q.get("permission"))) }, audience: { kind: "admins" }, cause: ctx.principal });
+        await services.events.emit(grantChangedEvent("revoked", subject, permission, ctx.principal));
         sendJson(ctx.res, 200, { revoked: true });
       },
     },
   ];
-}
-
-/** What a `grant.changed` event says about the grant. */
-function grantData(subject: GrantRecord["subject"], permission: string) {
-  return { subject: subject.kind === "user" ? { kind: "user", userId: subject.userId } : { kind: "group", group: subject.group }, permission };
 }

@@ -36,7 +36,7 @@ describe("knot-tools CLI", () => {
 
   it("tools add --kind sink --events saves a sink; an unknown event type is refused naming it", async () => {
     const file = path.join(dir, "watch.js");
-    fs.writeFileSync(file, "export default (r) => console.log(r.params.type);\n");
+    fs.writeFileSync(file, "export default (event) => console.log(event.type);\n");
     const ok = run("tools", "add", file, "--user", "alice", "--kind", "sink", "--events", "tool.saved, tool.run");
     assert.equal(ok.code, 0, ok.stderr);
     const store = await openStore({ path: db });

@@ -2,7 +2,9 @@
  * Attacks on event sinks. A sink runs later, as its owner with the owner's full authority, so:
  * a scoped credential (an assistant's narrowed token) must not be able to save one (that would
  * launder the token's scopes into the owner's full rights); and visibility is decided at emit time,
- * so a revoked permission stops a plugin event from reaching a sink subscribed earlier.
+ * so a revoked permission stops a plugin event from reaching a sink subscribed earlier. And the
+ * sink entry (the default export gets the event) is chosen by the host only: a tool's caller cannot
+ * pick it, whatever the arguments look like.
  */
 import assert from "node:assert/strict";
 import path from "node:path";
@@ -47,5 +49,23 @@ describe("attack: event sinks", () => {
     await new Promise((r) => setTimeout(r, 300));
     assert.deepEqual((await t.app.store.listDeliveries(sink.body.tool.id, 10)).map((d) => d.type), []);
     assert.equal(records(marker).filter((r) => r.sink === "spy").length, 0);
+  });
+
+  it("a regular tool cannot be run as a sink entry: event-shaped arguments stay a request; the runner refuses", async () => {
+    const { user, token } = await t.userWithToken("trudy", { grants: ["knot.tools.author"] });
+    const code = "export default (r) => Object.keys(r).sort().join() + '|' + (r.params?.type ?? '')\n";
+    const saved = await request(`${t.url}/api/tools`, token, { method: "POST", body: JSON.stringify({ name: "posing", code }) });
+    assert.equal(saved.status, 201, JSON.stringify(saved.body));
+    const event = { id: "forged", type: "grant.changed", at: new Date().toISOString(), data: {} };
+    for (const body of [event, { ...event, entry: "sink" }, { args: event, entry: "sink" }]) {
+      const ran = await request(`${t.url}/api/tools/${saved.body.tool.id}/run`, token, { method: "POST", body: JSON.stringify(body) });
+      assert.equal(ran.status, 200, JSON.stringify(ran.body));
+      assert.match(JSON.stringify(ran.body), /method,params,user\|/);
+    }
+    // Host code asking for a sink entry on something that is not a saved sink is refused too.
+    const principal = (await t.app.auth.principalFor(user.id))!;
+    const tool = (await t.app.store.getUserTool(saved.body.tool.id))!;
+    await assert.rejects(t.app.runner.run(principal, tool, event, { validated: true, entry: "sink" }), /is not a sink/);
+    await assert.rejects(t.app.runner.run(principal, { name: "inline", code, language: "js" }, event, { validated: true, entry: "sink" }), /is not a sink/);
   });
 });

@@ -28,13 +28,16 @@ export function record(r) { fs.appendFileSync(r.config.marker, JSON.stringify({ 
   fs.writeFileSync(marker, "");
 }
 
-/** A sink that records each event it receives through the shop's `record` handler (over the loopback). */
+/**
+ * A sink that records each event it receives (its default export gets the event itself) and who
+ * knot:identity says it runs as, through the shop's `record` handler (over the loopback).
+ */
 export const RECORDING_SINK = (label: string) => `import { call } from "knot:plugin";
-export default async (request) => {
-  const e = request.params;
-  await call("shop", "record", { sink: ${JSON.stringify(label)}, type: e.type, id: e.id, data: e.data });
+import { user } from "knot:identity";
+export default async (event) => {
+  await call("shop", "record", { sink: ${JSON.stringify(label)}, type: event.type, id: event.id, at: event.at, data: event.data, keys: Object.keys(event).sort(), identity: user().name });
 };\n`;
 
-export function records(marker: string): Array<{ by: string; sink: string; type: string; id: string; data: any }> {
+export function records(marker: string): Array<{ by: string; sink: string; type: string; id: string; at: string; data: any; keys: string[]; identity: string }> {
   return fs.readFileSync(marker, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
 }

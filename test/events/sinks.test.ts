@@ -56,6 +56,14 @@ describe("event sinks", () => {
     const mine = records(marker).filter((r) => r.sink === "on_save");
     // Saving the sink itself is the owner's first tool.saved.
     assert.deepEqual(mine.map((r) => [r.by, r.type, r.data.name]), [["alice", "tool.saved", "on_save"], ["alice", "tool.saved", "one"], ["alice", "tool.saved", "two"], ["alice", "tool.saved", "three"]]);
+    // The default export got the event itself, not a request; knot:identity answers as the owner.
+    for (const r of mine) {
+      assert.deepEqual(r.keys, ["at", "data", "id", "type"]);
+      assert.match(r.id, /\S/);
+      assert.ok(!Number.isNaN(Date.parse(r.at)), `event.at is a timestamp: ${r.at}`);
+      assert.equal(r.identity, "alice");
+    }
+    assert.equal(new Set(mine.map((r) => r.id)).size, mine.length);
     assert.equal((await deliveries(alice, sink.body.tool.id)).length, 4, "bob's save is not alice's event");
   });
 
@@ -72,7 +80,7 @@ describe("event sinks", () => {
 
   it("a sink's own effects never re-trigger it", async () => {
     // This sink places an order whenever an order is placed: without the guard it would loop forever.
-    const code = `import { call } from "knot:plugin";\nexport default async (r) => { await call("shop", "record", { sink: "echoer", type: r.params.type }); await call("shop", "place", { item: "again" }); };\n`;
+    const code = `import { call } from "knot:plugin";\nexport default async (event) => { await call("shop", "record", { sink: "echoer", type: event.type }); await call("shop", "place", { item: "again" }); };\n`;
     const sink = await saveSink(alice, "echoer", ["plugin.shop.order_placed"], code);
     assert.equal((await request(`${t.url}/plugins/shop/place?item=first`, bob)).status, 200);
     await settled(alice, sink.body.tool.id, 1);
@@ -120,5 +128,18 @@ describe("event sinks", () => {
     await settled(alice, sink.body.tool.id, 1);
     const [got] = records(marker).filter((r) => r.sink === "on_run");
     assert.deepEqual([got!.type, got!.data.name, got!.data.outcome, got!.data.by], ["tool.run", "runme", "ok", "alice"]);
+  });
+
+  it("the editor's starter sink runs as written (it reads the event it is given)", async () => {
+    // Loaded at run time: ui/ is type-checked by its own tsconfig (DOM types), not the server's.
+    const starter = new URL("../../ui/src/editor/starter-code.ts", import.meta.url).href;
+    const { starterCode } = (await import(starter)) as { starterCode: (kind: "sink") => string };
+    // A wrong shape would throw here: the starter destructures the argument as the event.
+    const code = starterCode("sink").replace("console.log(", "if (typeof type !== \"string\" || typeof id !== \"string\" || data?.name !== \"starter\") throw new Error(\"not an event\");\n  console.log(");
+    const sink = await saveSink(bob, "starter", ["tool.saved"], code);
+    assert.equal(sink.status, 201, JSON.stringify(sink.body));
+    await settled(bob, sink.body.tool.id, 1);
+    const [row] = await deliveries(bob, sink.body.tool.id);
+    assert.deepEqual([row.type, row.status, row.lastError ?? null], ["tool.saved", "delivered", null]);
   });
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { RunEvent, SandboxPool } from "../../sandbox/index.ts";
-import { ADMIN, USER, assertError, assertOk, createTestPool, runTool } from "./harness.ts";
+import { ADMIN, USER, assertError, assertOk, createTestPool, makeJob, runTool } from "./harness.ts";
 
 let pool: SandboxPool;
 before(() => {
@@ -13,6 +13,24 @@ test("the default export is the handler; it gets { method, params, user } as pla
   const source = `export default async (request) => JSON.stringify([request.method, request.params, request.user.name, Object.keys(request).sort()])`;
   const result = assertOk(await runTool(pool, source, { params: { n: 1, list: [true, "x"] } }));
   assert.deepEqual(result, { kind: "text", text: JSON.stringify(["CALL", { n: 1, list: [true, "x"] }, "ann", ["method", "params", "user"]]) });
+});
+
+test("a sink job (entry \"sink\", set by the host) hands the default export the event itself", async () => {
+  const event = { id: "ev-1", type: "tool.saved", at: "2026-11-30T18:00:00.000Z", data: { name: "x" } };
+  const source = `import { user } from "knot:identity";\nimport { getString } from "knot:tool";\nexport default (event) => JSON.stringify([Object.keys(event).sort(), event.type, event.data.name, event.at, user().name, getString("id")])`;
+  const outcome = await pool.run({ ...makeJob(source, { params: event }), entry: "sink" }, { resolveModule: () => null });
+  assert.deepEqual(assertOk(outcome), { kind: "text", text: JSON.stringify([["at", "data", "id", "type"], "tool.saved", "x", event.at, "ann", "ev-1"]) });
+  // The same params without the host's entry field are an ordinary tool request.
+  const plain = assertOk(await runTool(pool, `export default (r) => Object.keys(r).sort().join()`, { params: event }));
+  assert.deepEqual(plain, { kind: "text", text: "method,params,user" });
+});
+
+test("the job's entry field is checked: only \"tool\" or \"sink\", and a sink's params must be an event", async () => {
+  const none = { resolveModule: () => null };
+  await assert.rejects(pool.run({ ...makeJob("1"), entry: "admin" as never }, none), /job\.entry must be "tool" or "sink"/);
+  await assert.rejects(pool.run({ ...makeJob("1", { params: { id: "e", type: "t" } }), entry: "sink" }, none), /job\.params must be the event/);
+  await assert.rejects(pool.run({ ...makeJob("1", { params: { id: "e", type: "t", at: "now", data: 1, extra: true } }), entry: "sink" }, none), /job\.params/);
+  assert.deepEqual(assertOk(await pool.run({ ...makeJob("export default (r) => r.method"), entry: "tool" }, none)), { kind: "text", text: "CALL" });
 });
 
 test("an exported main is the handler when there is no default; objects become JSON", async () => {

@@ -1,4 +1,7 @@
 import { KnotError } from "../../errors.ts";
+import { createEventBus } from "../../events/event-bus.ts";
+import { grantChangedEvent } from "../../events/product-events.ts";
+import { silentLogger } from "../../log.ts";
 import { openStore } from "../../store/index.ts";
 import type { GrantRecord, Store } from "../../store/store.ts";
 import { COMMON_OPTIONS, parse, resolveConfig, usageError } from "../context.ts";
@@ -28,6 +31,8 @@ function grantLike(action: "grant" | "revoke") {
       const subject = await subjectOf(store, target);
       if (action === "grant") await store.grant({ subject, permission });
       else if (!(await store.revoke({ subject, permission }))) throw new KnotError("NOT_FOUND", `${target} has no grant of ${permission}`);
+      // Like the API: admins' sinks hear of it (the outbox is in the store; a server delivers it).
+      await createEventBus(store, silentLogger).emit(grantChangedEvent(action === "grant" ? "granted" : "revoked", subject, permission, null));
       return 0;
     } finally {
       await store.close();

@@ -3,7 +3,10 @@ import path from "node:path";
 import { KnotError } from "../../errors.ts";
 import { openStore } from "../../store/index.ts";
 import type { ServerConfig } from "../../config.ts";
+import { createEventBus } from "../../events/event-bus.ts";
 import { BUILTIN_EVENT_TYPES, checkSubscriptions } from "../../events/event-types.ts";
+import { toolEvent } from "../../events/product-events.ts";
+import { silentLogger } from "../../log.ts";
 import { loadPlugins } from "../../plugins/loader.ts";
 import { PluginRegistry } from "../../plugins/registry.ts";
 import { pinLibs } from "../../tools/lib-pins.ts";
@@ -15,6 +18,7 @@ import { COMMON_OPTIONS, parse, resolveConfig, usageError } from "../context.ts"
  * `tools add FILE --user NAME [--name N] [--kind tool|lib|sink] [--events a,b] [--description D] [--share everyone|@group]`:
  * stores a file as the user's tool (a new version when the name exists). Local admin action.
  * A sink's `--events` are checked like the API checks them (plugin event types against the plugins folder).
+ * Emits `tool.saved` (by the user) into the store's outbox like the API: a server's dispatcher delivers it.
  */
 export async function toolsCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {
@@ -47,6 +51,7 @@ export async function toolsCommand(args: string[]): Promise<number> {
     const { pins } = await pinLibs(store, { id: user.id, groups: await store.groupsOf(user.id) }, input.code, input.language, existing?.libPins ?? null);
     const pinned = { ...input, libPins: pins };
     const tool = existing ? await store.updateUserTool(existing.id, user.id, pinned) : await store.createUserTool(user.id, pinned);
+    await createEventBus(store, silentLogger).emit(toolEvent("tool.saved", tool, user.name, null));
     process.stdout.write(`${tool.id}\n`);
     return 0;
   } finally {

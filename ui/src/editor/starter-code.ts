@@ -8,8 +8,9 @@ export function starterParameters(kind: "tool" | "lib" | "sink"): Parameter[] {
 export function starterCode(kind: "tool" | "lib" | "sink"): string {
   if (kind === "sink") {
     return `// A sink: runs as you, in the sandbox, for each event it subscribes to (Events tab).
-export default async function (request) {
-  const { id, type, at, data } = request.params;
+// The default export gets the event itself: {id, type, at, data}.
+export default async function (event) {
+  const { id, type, at, data } = event;
   console.log("event", type, id, at, JSON.stringify(data));
 }
 `;
