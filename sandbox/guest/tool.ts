@@ -7,20 +7,20 @@
  */
 import { copyContent } from "./content.ts";
 import { I, safeString } from "./intrinsics.ts";
-import { readArg, readListArg, toBoolValue, toFloatValue, toIntValue, toListValue, toStringValue } from "./args.ts";
+import { argumentGetters as args } from "./args.ts";
 import { EMIT_KINDS, GUEST_CAPS } from "./bindings.ts";
 import { checkResultSize, emit, fail, param, q, returnFailure, returnResult, sendLog } from "./runtime.ts";
 import { encodeToon } from "./toon.ts";
 
-export const getString = (name: string, fallback?: string): string => readArg(name, fallback, "", toStringValue);
-export const getInt = (name: string, fallback?: number): number => readArg(name, fallback, 0, toIntValue);
-export const getFloat = (name: string, fallback?: number): number => readArg(name, fallback, 0, toFloatValue);
-export const getBool = (name: string, fallback?: boolean): boolean => readArg(name, fallback, false, toBoolValue);
-export const getList = (name: string, fallback?: unknown[]): unknown[] => readArg<unknown[]>(name, fallback, [], toListValue);
-export const getStringList = (name: string, fallback?: unknown[]): string[] => readListArg(name, fallback, toStringValue);
-export const getIntList = (name: string, fallback?: unknown[]): number[] => readListArg(name, fallback, toIntValue);
-export const getFloatList = (name: string, fallback?: unknown[]): number[] => readListArg(name, fallback, toFloatValue);
-export const getBoolList = (name: string, fallback?: unknown[]): boolean[] => readListArg(name, fallback, toBoolValue);
+export const getString = (name: string, fallback?: string): string => args.getString(name, fallback);
+export const getInt = (name: string, fallback?: number): number => args.getInt(name, fallback);
+export const getFloat = (name: string, fallback?: number): number => args.getFloat(name, fallback);
+export const getBool = (name: string, fallback?: boolean): boolean => args.getBool(name, fallback);
+export const getList = (name: string, fallback?: unknown[]): unknown[] => args.getList(name, fallback);
+export const getStringList = (name: string, fallback?: unknown[]): string[] => args.getStringList(name, fallback);
+export const getIntList = (name: string, fallback?: unknown[]): number[] => args.getIntList(name, fallback);
+export const getFloatList = (name: string, fallback?: unknown[]): number[] => args.getFloatList(name, fallback);
+export const getBoolList = (name: string, fallback?: unknown[]): boolean[] => args.getBoolList(name, fallback);
 
 function serialise(value: unknown, what: string): string {
   let text: string | undefined;
