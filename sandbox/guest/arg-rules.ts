@@ -62,16 +62,17 @@ function shown(value: unknown): string {
   return text.length > 60 ? `${I.StringSlice(text, 0, 60)}…` : text;
 }
 
+/** The getters as user and plugin code import them from `knot:tool` (the fallback is checked too). */
 export interface ArgumentGetters {
-  getString(name: string, fallback?: unknown): string;
-  getInt(name: string, fallback?: unknown): number;
-  getFloat(name: string, fallback?: unknown): number;
-  getBool(name: string, fallback?: unknown): boolean;
-  getList(name: string, fallback?: unknown): unknown[];
-  getStringList(name: string, fallback?: unknown): string[];
-  getIntList(name: string, fallback?: unknown): number[];
-  getFloatList(name: string, fallback?: unknown): number[];
-  getBoolList(name: string, fallback?: unknown): boolean[];
+  getString(name: string, fallback?: string): string;
+  getInt(name: string, fallback?: number): number;
+  getFloat(name: string, fallback?: number): number;
+  getBool(name: string, fallback?: boolean): boolean;
+  getList(name: string, fallback?: unknown[]): unknown[];
+  getStringList(name: string, fallback?: unknown[]): string[];
+  getIntList(name: string, fallback?: unknown[]): number[];
+  getFloatList(name: string, fallback?: unknown[]): number[];
+  getBoolList(name: string, fallback?: unknown[]): boolean[];
 }
 
 export function createArgumentGetters(lookup: ArgumentLookup, invalid: InvalidArgument): ArgumentGetters {

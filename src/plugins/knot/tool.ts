@@ -18,15 +18,7 @@ function state(): ToolState {
 
 const args = pluginArgumentGetters(state);
 
-export const getString = (name: string, fallback?: string): string => args.getString(name, fallback);
-export const getInt = (name: string, fallback?: number): number => args.getInt(name, fallback);
-export const getFloat = (name: string, fallback?: number): number => args.getFloat(name, fallback);
-export const getBool = (name: string, fallback?: boolean): boolean => args.getBool(name, fallback);
-export const getList = (name: string, fallback?: unknown[]): unknown[] => args.getList(name, fallback);
-export const getStringList = (name: string, fallback?: unknown[]): string[] => args.getStringList(name, fallback);
-export const getIntList = (name: string, fallback?: unknown[]): number[] => args.getIntList(name, fallback);
-export const getFloatList = (name: string, fallback?: unknown[]): number[] => args.getFloatList(name, fallback);
-export const getBoolList = (name: string, fallback?: unknown[]): boolean[] => args.getBoolList(name, fallback);
+export const { getString, getInt, getFloat, getBool, getList, getStringList, getIntList, getFloatList, getBoolList } = args;
 
 function end(result: ToolState["result"]): never {
   state().result = result;
