@@ -6,20 +6,21 @@
 import type { SafeError } from "./protocol.ts";
 
 export const SANDBOX_ERROR_CODES = Object.freeze({
-  TOOL_TIMEOUT: "the run did not finish by its wall-clock deadline (limits.wallMs)",
-  CPU_LIMIT: "the run used more CPU time than its budget (limits.cpuMs)",
-  MEMORY_LIMIT: "the run (or its worker process) went over its memory limit (limits.heapMb)",
-  RESULT_TOO_LARGE: "the tool's result is larger than limits.resultBytes",
-  LOOPBACK_LIMIT: "the tool made more knot:plugin calls than limits.loopbackCalls",
-  MODULE_NOT_ALLOWED: "the tool imported a module that is unknown or not permitted to it",
+  TOOL_TIMEOUT: "the run did not finish by its wall-clock deadline (`limits.wall_ms`, 30 s)",
+  CPU_LIMIT: "the run used more CPU time than its budget (`limits.cpu_ms`, 5 s)",
+  MEMORY_LIMIT: "the run (or its worker process) went over its memory limit (`limits.heap_mb`, 64 MB)",
+  RESULT_TOO_LARGE: "the result is larger than `limits.result_bytes` (1 MB)",
+  LOOPBACK_LIMIT: "more `knot:plugin` calls than `limits.loopback_calls` (100)",
+  MODULE_NOT_ALLOWED: "an import that is unknown or not permitted to user tools, or a member the module does not export (\"identifier not found: X in plugin:Y\")",
   SYNTAX_ERROR: "the tool's (or an imported module's) source does not parse",
-  TOOL_ERROR: "the tool reported an error (returnError) or threw one",
-  PERMISSION_DENIED: "a knot:plugin call was refused by the handler's gate (HTTP 403)",
-  NOT_ADDRESSABLE: "a knot:plugin call named no declared handler (HTTP 404)",
-  LOOPBACK_FAILED: "a knot:plugin call failed for another reason (network, status, response)",
+  TOOL_ERROR: "the tool reported an error (`returnError`) or threw one",
+  INVALID_ARGUMENT: "a `knot:tool` getter could not read an argument: missing without a default, or not the asked type (the message names it; catchable as `e.code === \"INVALID_ARGUMENT\"`)",
+  PERMISSION_DENIED: "a `knot:plugin` call was refused by the handler's gate",
+  NOT_ADDRESSABLE: "a `knot:plugin` call named no declared handler",
+  LOOPBACK_FAILED: "a `knot:plugin` call failed for another reason",
   WORKER_CRASHED: "the sandbox worker process died or was killed while holding the run",
-  CANCELLED: "the host aborted the run",
-  INTERNAL: "an unexpected failure inside the sandbox; details are in the host log",
+  CANCELLED: "the run was cancelled (the client went away or cancelled the MCP request)",
+  INTERNAL: "an unexpected failure inside the sandbox",
 } as const);
 
 export type SandboxErrorCode = keyof typeof SANDBOX_ERROR_CODES;
@@ -27,6 +28,7 @@ export type SandboxErrorCode = keyof typeof SANDBOX_ERROR_CODES;
 /** Codes the guest runtime may report for itself; anything else it claims becomes INTERNAL. */
 export const GUEST_REPORTABLE_CODES: ReadonlySet<string> = new Set<SandboxErrorCode>([
   "TOOL_ERROR",
+  "INVALID_ARGUMENT",
   "RESULT_TOO_LARGE",
   "MEMORY_LIMIT",
   "MODULE_NOT_ALLOWED",

@@ -7,20 +7,12 @@
  */
 import { copyContent } from "./content.ts";
 import { I, safeString } from "./intrinsics.ts";
-import { readArg, readListArg, toBoolValue, toFloatValue, toIntValue, toListValue, toStringValue } from "./args.ts";
+import { argumentGetters as args } from "./args.ts";
 import { EMIT_KINDS, GUEST_CAPS } from "./bindings.ts";
 import { checkResultSize, emit, fail, param, q, returnFailure, returnResult, sendLog } from "./runtime.ts";
 import { encodeToon } from "./toon.ts";
 
-export const getString = (name: string, fallback?: string): string => readArg(name, fallback, "", toStringValue);
-export const getInt = (name: string, fallback?: number): number => readArg(name, fallback, 0, toIntValue);
-export const getFloat = (name: string, fallback?: number): number => readArg(name, fallback, 0, toFloatValue);
-export const getBool = (name: string, fallback?: boolean): boolean => readArg(name, fallback, false, toBoolValue);
-export const getList = (name: string, fallback?: unknown[]): unknown[] => readArg<unknown[]>(name, fallback, [], toListValue);
-export const getStringList = (name: string, fallback?: unknown[]): string[] => readListArg(name, fallback, toStringValue);
-export const getIntList = (name: string, fallback?: unknown[]): number[] => readListArg(name, fallback, toIntValue);
-export const getFloatList = (name: string, fallback?: unknown[]): number[] => readListArg(name, fallback, toFloatValue);
-export const getBoolList = (name: string, fallback?: unknown[]): boolean[] => readListArg(name, fallback, toBoolValue);
+export const { getString, getInt, getFloat, getBool, getList, getStringList, getIntList, getFloatList, getBoolList } = args;
 
 function serialise(value: unknown, what: string): string {
   let text: string | undefined;

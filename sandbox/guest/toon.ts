@@ -1,5 +1,6 @@
 /**
- * A small, real TOON (Token-Oriented Object Notation) encoder for knot:tool returnToon():
+ * The one TOON (Token-Oriented Object Notation) encoder of knot:tool returnToon(), for user tools
+ * and plugin handlers alike (src/plugins/knot/tool.ts imports it; guest-safe, captured intrinsics):
  * `key: value` lines indented by two spaces, primitive arrays inline (`tags[3]: a,b,c`), arrays of
  * flat objects with the same keys as tables (`rows[2]{id,name}:` + one line per row), other arrays
  * as `- item` lists. Strings are quoted only when they would otherwise be misread.

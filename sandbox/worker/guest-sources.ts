@@ -12,6 +12,7 @@ export const GUEST_FILES = [
   "runtime.ts",
   "inspect.ts",
   "console.ts",
+  "arg-rules.ts",
   "args.ts",
   "toon.ts",
   "content.ts",

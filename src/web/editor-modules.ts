@@ -22,7 +22,7 @@ export interface EditorModule {
   readonly exports: readonly CompletionExport[];
 }
 
-const arg = (name: string, what: string): CompletionExport => ({ name, detail: `(name, fallback?) → ${what}`, info: `The argument "name" as ${what}, or fallback when absent.` });
+const arg = (name: string, what: string): CompletionExport => ({ name, detail: `(name, fallback?) → ${what}`, info: `The argument "name" as ${what}, or fallback when absent; throws INVALID_ARGUMENT when it is missing with no fallback or not readable as ${what} (see docs/user-tools.md).` });
 
 /** The `knot:*` modules a user tool can import (names are checked against sandbox/guest by a test). */
 export const KNOT_MODULE_DOCS: readonly EditorModule[] = Object.freeze([

@@ -46,8 +46,8 @@ const POISON = `
 test("a poisoned realm cannot forge what the worker receives from knot:tool", async () => {
   const source = `import { returnObject, getInt, getList, log } from "knot:tool";
     ${POISON}
-    export default () => { log("info", "still logging"); console.log("printed", 1); returnObject({ n: getInt("n"), list: getList("csv") }) }`;
-  const outcome = await runTool(pool, source, { params: { n: "7", csv: "a,b" }, limits: ATTACK_LIMITS });
+    export default () => { log("info", "still logging"); console.log("printed", 1); returnObject({ n: getInt("n"), list: getList("list") }) }`;
+  const outcome = await runTool(pool, source, { params: { n: "7", list: ["a", "b"] }, limits: ATTACK_LIMITS });
   assert.deepEqual(assertOk(outcome), { kind: "json", value: { n: 7, list: ["a", "b"] } });
   assert.deepEqual(outcome.log, [{ level: "info", message: "still logging" }, { level: "info", message: "printed 1" }]);
   await assertHostUnharmed(pool, marker);

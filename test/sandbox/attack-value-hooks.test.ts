@@ -77,7 +77,7 @@ test("arguments to host calls with hooks are checked in the guest and in the wor
   const source = `import { call } from "knot:plugin"; import { log, progress, returnString, getString } from "knot:tool";
     export default async () => {
       const out = {};
-      const tryIt = async (label, fn) => { try { out[label] = await fn() } catch (e) { out[label] = e.name } };
+      const tryIt = async (label, fn) => { try { out[label] = await fn() } catch (e) { out[label] = e.code ?? e.name } };
       await tryIt("name-object", () => call({ toString: () => "metrics" }, "x"));
       await tryIt("name-proxy", () => call(new Proxy({}, { get: () => () => "metrics" }), "x"));
       await tryIt("params-getter", () => call("metrics", "echo", { get a() { return ${ESCAPE(marker.file)} } }));
@@ -102,7 +102,7 @@ test("arguments to host calls with hooks are checked in the guest and in the wor
       "method-primitive": "TypeError",
       "progress-valueOf": "TypeError",
       "log-object": "ok",
-      "default-primitive": "TypeError",
+      "default-primitive": "INVALID_ARGUMENT",
       "return-object": "TypeError",
     },
   });

@@ -5,10 +5,10 @@
 import type { ContentBlock, LogLine } from "../../../sandbox/protocol.ts";
 import { KnotError } from "../../errors.ts";
 import { currentContext } from "../call-context.ts";
-import { encodeToon } from "../../results/toon.ts";
+import { encodeToon } from "../../../sandbox/guest/toon.ts";
 import type { InputMethod, InputRound } from "../../mcp/input-rounds.ts";
 import { ToolReturn, type ToolState } from "../tool-state.ts";
-import { readBool, readFloat, readInt, readList, readListOf, readString, type Reader } from "./arguments.ts";
+import { pluginArgumentGetters } from "./arguments.ts";
 
 function state(): ToolState {
   const tool = currentContext()?.tool;
@@ -16,26 +16,9 @@ function state(): ToolState {
   return tool;
 }
 
-function getter<T>(reader: Reader<T>) {
-  return (name: string, fallback?: T): T => {
-    const value = state().args[name];
-    if (value === undefined || value === null) {
-      if (fallback !== undefined) return fallback;
-      throw new KnotError("INVALID_ARGUMENT", `argument "${name}" is required`, { where: name });
-    }
-    return reader(value, name);
-  };
-}
+const args = pluginArgumentGetters(state);
 
-export const getString = getter(readString);
-export const getInt = getter(readInt);
-export const getFloat = getter(readFloat);
-export const getBool = getter(readBool);
-export const getList = getter(readList);
-export const getStringList = getter(readListOf(readString));
-export const getIntList = getter(readListOf(readInt));
-export const getFloatList = getter(readListOf(readFloat));
-export const getBoolList = getter(readListOf(readBool));
+export const { getString, getInt, getFloat, getBool, getList, getStringList, getIntList, getFloatList, getBoolList } = args;
 
 function end(result: ToolState["result"]): never {
   state().result = result;
@@ -49,7 +32,14 @@ export function returnObject(value: unknown): never {
   return end({ kind: "json", value: JSON.parse(JSON.stringify(value ?? null)) });
 }
 export function returnToon(value: unknown): never {
-  return end({ kind: "toon", text: encodeToon(value) });
+  let text: string;
+  try {
+    text = encodeToon(value);
+  } catch {
+    // the same refusal as in a user tool (sandbox/guest/tool.ts)
+    throw new KnotError("TOOL_ERROR", "returnToon: the value is not JSON-serialisable");
+  }
+  return end({ kind: "toon", text });
 }
 export function returnContent(content: readonly ContentBlock[]): never {
   return end({ kind: "content", content: JSON.parse(JSON.stringify(content)) });
