@@ -13,6 +13,7 @@ const REQUIRED_2025 = [
   "tools-call-embedded-resource", "tools-call-mixed-content", "tools-call-with-logging", "tools-call-error",
   "tools-call-with-progress", "tools-call-sampling", "tools-call-elicitation", "dns-rebinding-protection",
   "logging-set-level", "elicitation-sep1034-defaults", "elicitation-sep1330-enums", "server-sse-multiple-streams", "server-session-lifecycle",
+  "json-schema-2020-12",
 ];
 
 const REQUIRED_2026 = [
