@@ -76,12 +76,14 @@ function readSchema(raw: unknown, path: KeyPath, report: Report): Record<string,
     report(path, `holds ${foreign}, which JSON cannot carry: write the schema as a JSON string`);
     return null;
   }
-  const bytes = Buffer.byteLength(JSON.stringify(value));
+  const text = JSON.stringify(value);
+  const bytes = Buffer.byteLength(text);
   if (bytes > max) {
     report(path, `: the schema is ${bytes} bytes; at most 64 KiB (${max} bytes) per tool`);
     return null;
   }
-  return value;
+  // Plain JSON objects whichever form it was written in (TOML tables have no prototype).
+  return JSON.parse(text) as Record<string, unknown>;
 }
 
 /** The first value a TOML table can hold that JSON cannot (a date, a non-finite number), or null. */
