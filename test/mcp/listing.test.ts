@@ -156,7 +156,7 @@ describe("MCP listing and calling through one resolver", () => {
     assert.equal(reason(mine.body, "ops_report").reason, "missing grant");
     assert.equal(reason(mine.body, "greet", "plugin").reason, "shadowed");
     assert.equal(reason(mine.body, "open_echo").visible, true);
-    assert.equal(reason(mine.body, "shared_echo").visible, true);
+    assert.equal(reason(mine.body, "dave__shared_echo").visible, true);
     assert.equal(reason(mine.body, "daves_secret"), undefined, "another user's unshared tool is not named to others");
     const admins = await request(`${t.url}/api/tools/visibility?user=plain`, tokens.admin!);
     const withoutSharing = admins.body.tools.filter((x: any) => x.reason !== "sharing");
