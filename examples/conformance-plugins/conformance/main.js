@@ -377,7 +377,7 @@ export function logging_tool() {
 }
 
 export function json_schema_2020_12() {
-  returnString(`Contact: ${getString("name") ?? "(no name)"}`);
+  returnString(`Contact: ${getString("name", "(no name)")}`);
 }
 
 export function custom_header() {
