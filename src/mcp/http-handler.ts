@@ -17,6 +17,7 @@ import type { Cors } from "./cors.ts";
 import type { HostCheck } from "./host-check.ts";
 import { auditRefusedCalls, isInitialize, rpcError, UNREADABLE } from "./http-replies.ts";
 import { readLimitedMcpBody } from "./request-limits.ts";
+import type { ParamHeaderCheck } from "./param-header-check.ts";
 import { isLegacyRequest, StreamableHTTPServerTransport, toWebRequest, type AuthInfo, type Server } from "./sdk.ts";
 import { setAsideBadArguments, type SetAside } from "./set-aside.ts";
 import type { SessionRegistry } from "./sessions.ts";
@@ -36,7 +37,12 @@ export interface HttpHandlerDeps {
   newServer(stateful: boolean): Server;
   /** The 2026-07-28 handler of this user (each user's subscription streams hear only their own changes). */
   modernFor(userId: string): ModernHandler;
+  /** 2026-07-28: `Mcp-Param-*` headers against the `tools/call` body (the SDK checks them only for McpServer). */
+  readonly paramHeaders?: ParamHeaderCheck;
 }
+
+/** JSON-RPC HeaderMismatch (2026-07-28): a routing header disagrees with the body. */
+const HEADER_MISMATCH = -32020;
 
 export type ModernHandler = (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, body: unknown) => Promise<void>;
 
@@ -84,6 +90,12 @@ export function createMcpHttpHandler(deps: HttpHandlerDeps): McpHttpHandler {
     body = setAsideBadArguments(body, setAside);
     (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(principal, requestId, res, setAside);
     if (req.method === "POST" && (await isModern(req, body))) {
+      const mismatch = await deps.paramHeaders?.(principal, body, req);
+      if (mismatch) {
+        await auditRefusedCalls(deps.audit, principal, body, "BAD_REQUEST", requestId);
+        rpcError(res, 400, "BAD_REQUEST", `Bad Request: the request headers and body disagree: ${mismatch}`, {}, HEADER_MISMATCH);
+        return true;
+      }
       await deps.modernFor(principal.user.id)(req, res, body);
       return true;
     }

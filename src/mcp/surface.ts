@@ -16,6 +16,7 @@ import { createCors } from "./cors.ts";
 import { createHostCheck } from "./host-check.ts";
 import { createMcpHttpHandler, type McpHttpHandler, type RequestAuth } from "./http-handler.ts";
 import { toMcpTool } from "./listing.ts";
+import { createParamHeaderCheck } from "./param-header-check.ts";
 import { createMcpServer, type ConnectionOptions, type ServerCore } from "./mcp-server.ts";
 import { createToolResolver, type ToolResolver } from "./resolver.ts";
 import { ProtocolError } from "./protocol-error.ts";
@@ -77,6 +78,7 @@ export function createMcpSurface(services: Services): McpSurface {
     hostCheck: createHostCheck(config.mcp.allowedHosts, config.mcp.corsOrigins), cors: createCors(config.mcp.corsOrigins ?? []),
     newServer: (stateful) => createMcpServer(core, httpOptions(stateful)),
     modernFor: (userId) => modern.of(userId),
+    paramHeaders: createParamHeaderCheck(pool.registry, resolver),
   });
 
   let bus: ChangeBus | null = null;

@@ -1,4 +1,5 @@
 /** The validated, qualified form of a plugin's `// /// script` metadata block (DESIGN §2). */
+import type { HeaderParam } from "../validation/mcp-param-headers.ts";
 
 export type ParameterType = "string" | "int" | "float" | "bool" | "list";
 
@@ -36,8 +37,10 @@ export interface McpToolDecl {
   readonly destructive: boolean;
   /** Changes something (003 `write`); implied by `destructive`. */
   readonly write: boolean;
-  /** JSON Schema built from `parameters`, exactly as an MCP client receives it. */
+  /** JSON Schema built from `parameters`, or the raw `input_schema`: exactly as an MCP client receives it. */
   readonly inputSchema: JsonSchemaObject;
+  /** Arguments the schema mirrors in `Mcp-Param-*` headers (`x-mcp-header`, 2026-07-28); checked on each call. */
+  readonly headerParams: readonly HeaderParam[];
   readonly line: number;
 }
 
@@ -125,6 +128,7 @@ export interface PluginManifest {
 
 export interface JsonSchemaObject {
   readonly type: "object";
+  /** Always present in schemas built from parameters; a raw `input_schema` may leave it out. */
   readonly properties: Record<string, Record<string, unknown>>;
   readonly required?: readonly string[];
   readonly additionalProperties?: boolean;

@@ -11,14 +11,31 @@
  * ajv compiles synchronously on the event loop. What reaches it is bounded before (at most 64
  * parameters, a 64 KiB schema: see src/plugins/manifest/parameters.ts), and a schema ajv refuses
  * (or overflows on) is the caller's INVALID_ARGUMENT, never a 500.
+ *
+ * Dialects: a schema naming draft-07 in `$schema` is compiled as draft-07; any other schema as
+ * JSON Schema 2020-12, the MCP default when `$schema` is absent (SEP-1613). A plugin's raw
+ * `input_schema` is compiled once at load (schemaProblem), so one ajv refuses is a manifest error.
  */
 import { createHash } from "node:crypto";
-import { Ajv, type ValidateFunction } from "ajv";
+import { Ajv, type Options, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { KnotError } from "../errors.ts";
 
 // loopEnum / loopRequired: long `enum` and `required` lists compile to a loop instead of one
 // comparison per value; measured here, a 64 KiB schema of enums compiled ~6× slower unrolled.
-const ajv = new Ajv({ allErrors: false, useDefaults: true, strict: false, coerceTypes: false, loopEnum: 8, loopRequired: 8 });
+// logger: false, so an unknown `format` (ignored, as strict is off) does not write to the console.
+const OPTIONS: Options = { allErrors: false, useDefaults: true, strict: false, coerceTypes: false, loopEnum: 8, loopRequired: 8, logger: false };
+const draft07 = new Ajv(OPTIONS);
+const draft2020 = new Ajv2020(OPTIONS);
+export const DRAFT_07 = "http://json-schema.org/draft-07/schema#";
+export const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
+/** `$schema` values a tool schema may name (with or without the trailing `#`). */
+export const SUPPORTED_DIALECTS = [DRAFT_2020_12, DRAFT_07] as const;
+
+function ajvFor(schema: object): Ajv | Ajv2020 {
+  const dialect = (schema as { $schema?: unknown }).$schema;
+  return typeof dialect === "string" && dialect.replace(/#$/, "") === DRAFT_07.replace(/#$/, "") ? draft07 : draft2020;
+}
 const MAX_CACHED = 512;
 const byObject = new WeakMap<object, ValidateFunction>();
 const byHash = new Map<string, ValidateFunction>();
@@ -46,12 +63,29 @@ function validatorFor(schema: object, tool: string): ValidateFunction {
 }
 
 function compile(schema: object, tool: string): ValidateFunction {
+  const ajv = ajvFor(schema);
   try {
     compiled += 1;
     return ajv.compile(schema);
   } catch (error) {
-    const reason = error instanceof RangeError ? "it is too large" : String((error as Error).message).slice(0, 200);
-    throw new KnotError("INVALID_ARGUMENT", `the parameters of "${tool}" do not make a valid schema: ${reason}`, { where: "parameters" });
+    throw new KnotError("INVALID_ARGUMENT", `the parameters of "${tool}" do not make a valid schema: ${reasonOf(error)}`, { where: "parameters" });
+  } finally {
+    ajv.removeSchema(schema);
+  }
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof RangeError ? "it is too large" : String((error as Error).message).slice(0, 200);
+}
+
+/** Why ajv refuses to compile `schema` (a remote `$ref`, an unknown keyword shape…), or null. */
+export function schemaProblem(schema: object): string | null {
+  const ajv = ajvFor(schema);
+  try {
+    ajv.compile(schema);
+    return null;
+  } catch (error) {
+    return reasonOf(error);
   } finally {
     ajv.removeSchema(schema);
   }

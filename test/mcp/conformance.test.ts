@@ -13,12 +13,13 @@ const REQUIRED_2025 = [
   "tools-call-embedded-resource", "tools-call-mixed-content", "tools-call-with-logging", "tools-call-error",
   "tools-call-with-progress", "tools-call-sampling", "tools-call-elicitation", "dns-rebinding-protection",
   "logging-set-level", "elicitation-sep1034-defaults", "elicitation-sep1330-enums", "server-sse-multiple-streams", "server-session-lifecycle",
+  "json-schema-2020-12",
 ];
 
 const REQUIRED_2026 = [
   "server-stateless", "tools-list", "tools-call-simple-text", "tools-call-image", "tools-call-audio", "tools-call-embedded-resource",
   "tools-call-mixed-content", "tools-call-error", "tools-call-with-progress", "server-sse-multiple-streams", "dns-rebinding-protection",
-  "caching", "sep-2164-resource-not-found", "http-header-validation",
+  "caching", "sep-2164-resource-not-found", "http-header-validation", "http-custom-header-server-validation", "json-schema-2020-12",
   ...["basic-elicitation", "basic-sampling", "basic-list-roots", "request-state", "multiple-input-requests", "multi-round",
     "missing-input-response", "result-type", "unsupported-methods", "tampered-state", "capability-check", "ignore-extra-params",
     "validate-input"].map((name) => `input-required-result-${name}`),
@@ -44,7 +45,7 @@ test("2025-11-25: the tools, ping, initialize, logging, elicitation and DNS-rebi
   }
 });
 
-test("2026-07-28: stateless serving, discovery, caching, routing headers and every tools input-required scenario pass", { timeout: 180_000 }, async () => {
+test("2026-07-28: stateless serving, discovery, caching, routing and Mcp-Param headers, 2020-12 schemas and every tools input-required scenario pass", { timeout: 180_000 }, async () => {
   const target = await startConformanceTarget();
   try {
     const run = await runSuite(target.url, { requirements: "2026-07-28" });

@@ -99,6 +99,7 @@ test("a full manifest parses to qualified declarations with lines, defaults and 
         destructive: false,
         write: false,
         inputSchema: { type: "object", properties: {} },
+        headerParams: [],
         line: 18,
       },
       {
@@ -129,6 +130,7 @@ test("a full manifest parses to qualified declarations with lines, defaults and 
           },
           required: ["reason", "dry_run"],
         },
+        headerParams: [],
         line: 23,
       },
     ],

@@ -139,6 +139,44 @@
 // name = "test_logging_tool"
 // description = "Writes three info log lines (sent only when the client asked for a log level)."
 // handler = "logging_tool"
+//
+// [[tool.knot.mcp_tools]]
+// name = "json_schema_2020_12_tool"
+// description = "Declares a JSON Schema 2020-12 input schema ($defs, $anchor, allOf/anyOf, if/then/else) that clients receive unchanged."
+// handler = "json_schema_2020_12"
+// read_only = true
+// input_schema = '''
+// {
+//   "$schema": "https://json-schema.org/draft/2020-12/schema",
+//   "type": "object",
+//   "$defs": {
+//     "address": { "$anchor": "addressDef", "type": "object", "properties": { "street": { "type": "string" }, "city": { "type": "string" } } }
+//   },
+//   "properties": {
+//     "name": { "type": "string" },
+//     "address": { "$ref": "#/$defs/address" },
+//     "contactMethod": { "type": "string", "enum": ["phone", "email"] },
+//     "phone": { "type": "string" },
+//     "email": { "type": "string" }
+//   },
+//   "allOf": [{ "anyOf": [{ "required": ["phone"] }, { "required": ["email"] }] }],
+//   "if": { "properties": { "contactMethod": { "const": "phone" } }, "required": ["contactMethod"] },
+//   "then": { "required": ["phone"] },
+//   "else": { "required": ["email"] },
+//   "additionalProperties": false
+// }
+// '''
+//
+// [[tool.knot.mcp_tools]]
+// name = "test_custom_header"
+// description = "Echoes its region, which 2026-07-28 clients also send in the Mcp-Param-Region header."
+// handler = "custom_header"
+// read_only = true
+//
+// [tool.knot.mcp_tools.input_schema]
+// type = "object"
+// required = ["region"]
+// properties.region = { type = "string", description = "Where to look.", "x-mcp-header" = "Region" }
 // ///
 import { clientSupports, elicit, getString, input, log, progress, returnContent, returnError, returnString, sample } from "knot:tool";
 
@@ -336,4 +374,12 @@ export function logging_tool() {
   log("info", "second");
   log("info", "third");
   returnString("logged three lines");
+}
+
+export function json_schema_2020_12() {
+  returnString(`Contact: ${getString("name", "(no name)")}`);
+}
+
+export function custom_header() {
+  returnString(`Region: ${getString("region")}`);
 }

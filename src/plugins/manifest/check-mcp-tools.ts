@@ -1,6 +1,7 @@
 /**
  * `[[tool.knot.mcp_tools]]`: tools an MCP client can list and call, with their parameters
- * turned into the JSON Schema the client receives, and the read_only / destructive / write marks.
+ * turned into the JSON Schema the client receives (or a raw `input_schema`: input-schema.ts), and
+ * the read_only / destructive / write marks.
  */
 import type { HandlerDecl, McpToolDecl } from "../manifest-types.ts";
 import { checkKnownKeys, describeValue, readBool, readString, readTableArray } from "./checks.ts";
@@ -9,10 +10,11 @@ import { HANDLER_NAME_RULE, readChangeMarks, requirePermission } from "./check-h
 import { readPermissionRef } from "./declaration-context.ts";
 import type { DeclarationContext } from "./declaration-context.ts";
 import { parametersToJsonSchema } from "./json-schema.ts";
+import { checkInputSchema } from "./input-schema.ts";
 import { checkParameterDecls } from "./parameters.ts";
 import type { KeyPath } from "./key-path.ts";
 
-const MCP_TOOL_KEYS = ["name", "description", "handler", "permission", "read_only", "destructive", "write", "parameters"];
+const MCP_TOOL_KEYS = ["name", "description", "handler", "permission", "read_only", "destructive", "write", "parameters", "input_schema"];
 const TOOL_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const TOOL_NAME_MAX = 64;
 
@@ -56,7 +58,11 @@ function checkMcpTool(table: TomlTable, path: KeyPath, context: DeclarationConte
     report([...path, "handler"], `names ${describeValue(handler)}, which tool.knot.handlers declares ${key} = true: declare ${key} = true on the tool too`);
   }
   const parameters = checkParameterDecls(table["parameters"], [...path, "parameters"], report);
-  if (handler === undefined || name === undefined || description === undefined || permission === undefined) return null;
+  const raw = table["input_schema"] === undefined ? undefined : checkInputSchema(table["input_schema"], [...path, "input_schema"], report);
+  if (raw !== undefined && table["parameters"] !== undefined) {
+    report([...path, "input_schema"], "cannot be combined with parameters: declare the arguments in one of them");
+  }
+  if (handler === undefined || name === undefined || description === undefined || permission === undefined || raw === null) return null;
   return {
     name,
     description,
@@ -66,7 +72,8 @@ function checkMcpTool(table: TomlTable, path: KeyPath, context: DeclarationConte
     readOnly,
     destructive,
     write,
-    inputSchema: parametersToJsonSchema(parameters),
+    inputSchema: raw?.schema ?? parametersToJsonSchema(parameters),
+    headerParams: raw?.headers ?? [],
     line: context.lineOf(path),
   };
 }

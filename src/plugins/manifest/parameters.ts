@@ -19,8 +19,9 @@ export const PARAMETER_TYPES: readonly ParameterType[] = ["string", "int", "floa
  * Bounds on what becomes a JSON Schema that ajv compiles on the event loop (issue 10 item 7:
  * 2,500 required parameters stalled the server for seconds and overflowed ajv's stack). Measured
  * here: 64 parameters compile in a few ms; the schema-size cap bounds enums and defaults too.
+ * A raw `input_schema` (input-schema.ts) has the same size cap and nests at most maxSchemaDepth.
  */
-export const PARAMETER_LIMITS = Object.freeze({ maxParameters: 64, maxEnumValues: 256, maxValueDepth: 16, maxSchemaBytes: 64 * 1024 });
+export const PARAMETER_LIMITS = Object.freeze({ maxParameters: 64, maxEnumValues: 256, maxValueDepth: 16, maxSchemaBytes: 64 * 1024, maxSchemaDepth: 32 });
 /** Names every JavaScript object already answers to: as parameters they confuse validation and defaults. */
 const RESERVED_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
 const PARAMETER_KEYS = ["name", "type", "description", "required", "default", "enum", "secret", "personal"];
