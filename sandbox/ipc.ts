@@ -30,9 +30,3 @@ export type WorkerToHost =
   /** `runId`: the run whose isolate could not be stopped, when one is to blame. */
   | { readonly t: "fatal"; readonly reason: string; readonly runId?: string };
 
-/** Arguments the pool passes to `sandbox/worker/main.ts` (process.argv after the script). */
-export interface WorkerArgs {
-  readonly heartbeatMs: number;
-  /** JSON: { reuse: "user" | "never", maxRuns, idleMs, maxIdle } (see worker/isolate-homes.ts). */
-  readonly isolates: string;
-}

@@ -71,10 +71,6 @@ export class KnotError extends Error {
   }
 }
 
-export function isKnotError(value: unknown): value is KnotError {
-  return value instanceof KnotError;
-}
-
 /** Turns anything thrown into something safe to show; non-KnotErrors lose their message. */
 export function redact(error: unknown): { code: string; message: string } {
   if (error instanceof KnotError) return error.toJSON();

@@ -5,7 +5,7 @@
  * mapping, the response body, or a fixed message. Names are checked again (the guest's check is
  * for friendly errors; this one is the rule) and path segments are percent-encoded.
  */
-import { PLUGIN_ROUTE_PREFIX, REQUEST_ID_HEADER, type LoopbackTarget } from "../protocol.ts";
+import { LOOPBACK_TOKEN_HEADER, PLUGIN_ROUTE_PREFIX, REQUEST_ID_HEADER, type LoopbackTarget } from "../protocol.ts";
 import { sendHttp } from "./http-client.ts";
 
 const PLUGIN_NAME = /^[a-z0-9_-]{1,128}$/;
@@ -66,7 +66,7 @@ export function loopbackUrl(baseUrl: string, call: LoopbackRequest): string {
 
 export async function performLoopbackCall(call: LoopbackRequest, options: LoopbackCallOptions): Promise<DeliverPayload> {
   const headers: Record<string, string> = {
-    authorization: `Bearer ${options.target.token}`,
+    [LOOPBACK_TOKEN_HEADER]: `Bearer ${options.target.token}`,
     accept: "application/json",
   };
   if (options.requestId !== undefined) headers[REQUEST_ID_HEADER] = options.requestId;

@@ -14,6 +14,8 @@ import { loadGuestSources } from "./guest-sources.ts";
 import { startRun, type RunHandle } from "./run.ts";
 import { DEFAULT_RUN_LIMITS, isRunEntry, isSinkEvent } from "../protocol.ts";
 
+// argv (set by sandbox/host/worker-process.ts): [2] heartbeat in ms; [3] JSON isolate settings
+// { reuse: "user" | "never", maxRuns, idleMs, maxIdle } (see isolate-homes.ts).
 const heartbeatMs = Math.max(50, Number(process.argv[2] ?? 1_000) || 1_000);
 const runs = new Map<string, RunHandle>();
 /** Settled runs whose isolate has not stopped yet: the first to blame for memory growth. */

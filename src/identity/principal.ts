@@ -61,19 +61,3 @@ export function toUserData(principal: Principal): UserData {
     pluginPermissions: Object.freeze(permissions.filter((id) => id.startsWith("plugin."))),
   });
 }
-
-/** A narrowed copy: the same user, with the intersection of both scope sets. */
-export function narrowPrincipal(principal: Principal, scopes: TokenScopes | null, via: Principal["via"]): Principal {
-  return { ...principal, scopes: intersectScopes(principal.scopes, scopes), via };
-}
-
-function intersectScopes(a: TokenScopes | null, b: TokenScopes | null): TokenScopes | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  // Keep each pattern of one side that the other side allows in full.
-  const permissions = [
-    ...a.permissions.filter((p) => scopeAllows(b, p.replace(/\*$/, ""))),
-    ...b.permissions.filter((p) => scopeAllows(a, p.replace(/\*$/, ""))),
-  ];
-  return { permissions: [...new Set(permissions)], write: a.write && b.write };
-}

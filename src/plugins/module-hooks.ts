@@ -33,11 +33,6 @@ export function registerPluginRoot(root: string, loaded: Iterable<string>): void
   roots.set(withSep(path.resolve(root)), new Set(loaded));
 }
 
-export function addLoadedPlugin(root: string, name: string): void {
-  const set = roots.get(withSep(path.resolve(root)));
-  set?.add(name);
-}
-
 export function removeLoadedPlugin(root: string, name: string): void {
   roots.get(withSep(path.resolve(root)))?.delete(name);
 }
