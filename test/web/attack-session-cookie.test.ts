@@ -4,7 +4,7 @@
  * the session cookie is `__Host-knot_session`: Secure, Path=/, no Domain, so the browser accepts it
  * only from this https origin and a cookie tossed by an http page or a sibling host under that
  * name cannot exist; a plain `knot_session` cookie is then ignored. Plain-http loopback keeps
- * `knot_session` without Secure (why: docs/security.md, "Issue 10 — gates").
+ * `knot_session` without Secure (why: docs/security-attacks.md, "Issue 10 — gates").
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
