@@ -89,12 +89,20 @@ function cut(value: unknown, maxText: number, maxMembers: number): unknown {
       const keys = Object.keys(plain);
       const kept = Math.min(keys.length, maxMembers, room);
       for (const key of keys.slice(0, kept)) {
-        stack.push({ value: (plain as Record<string, unknown>)[key], depth: depth + 1, put: (member) => (copy[clampText(key, maxText)] = member) });
+        stack.push({ value: (plain as Record<string, unknown>)[key], depth: depth + 1, put: (member) => defineMember(copy, clampText(key, maxText), member) });
       }
       if (keys.length > kept) copy["…"] = `[${keys.length - kept} more members]`;
     }
   }
   return root;
+}
+
+/**
+ * An own data member even when the key is `__proto__`: a plain assignment would instead set the
+ * copy's prototype (or do nothing), and that member would vanish from the audit row.
+ */
+function defineMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** What JSON would keep of a value: toJSON applied once, bigint as text, functions dropped. */

@@ -40,3 +40,11 @@ test("clampText keeps short text and marks what it cuts, never past the limit", 
   assert.match(clamped, /^n+…\[\d+ more chars\]$/);
   assert.ok(!/[\uD800-\uDFFF]$/.test(clampText(`${"a".repeat(180)}${"😀".repeat(100)}`).split("…")[0]!), "no half surrogate pair");
 });
+
+test("an argument named __proto__ stays in the row as an ordinary member, never as the copy's prototype", () => {
+  const args = JSON.parse('{"__proto__":{"secret":"s3"},"nested":{"__proto__":0}}');
+  const bounded = boundArgs(args) as Record<string, unknown>;
+  assert.equal(canonicalJson(bounded), '{"__proto__":{"secret":"s3"},"nested":{"__proto__":0}}');
+  assert.equal(Object.getPrototypeOf(bounded), Object.prototype);
+  assert.equal((bounded as { secret?: unknown }).secret, undefined);
+});
