@@ -5,6 +5,7 @@
  * not the user at run time. The modules run with the caller's authority inside the caller's
  * sandbox: they add ergonomics (wrapping knot:plugin's call), never authority.
  */
+import { IDENTIFIER, PLUGIN_NAME } from "../sandbox/guest/names.ts";
 import { exportShape } from "./exported-names.ts";
 import { clientModuleImportPolicy } from "./import-policy.ts";
 import { lintModule } from "./lint-module.ts";
@@ -29,8 +30,6 @@ export interface ClientModuleProblem {
 
 export type BuiltClientModules = { ok: true; set: ClientModuleSet } | { ok: false; problems: ClientModuleProblem[] };
 
-const PLUGIN_NAME = /^[a-z0-9_-]+$/;
-const STEM = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * Build the user-side modules of plugin `pluginName` from its `export = [...]` list.
@@ -105,7 +104,7 @@ function checkDeclarations(pluginName: string, exports: readonly { file: string;
   if (exports.length === 0) invalid("", "no client modules are declared");
   const seen = new Set<string>();
   for (const { file, stem } of exports) {
-    if (!STEM.test(stem)) invalid(file, `stem ${JSON.stringify(stem)} must be an identifier ([A-Za-z_][A-Za-z0-9_]*)`);
+    if (!IDENTIFIER.test(stem)) invalid(file, `stem ${JSON.stringify(stem)} must be an identifier ([A-Za-z_][A-Za-z0-9_]*)`);
     else if (seen.has(stem)) invalid(file, `stem "${stem}" is declared twice`);
     seen.add(stem);
     if (!/\.(m?js|m?ts)$/.test(file)) invalid(file, "a client module must be a .js or .ts file");

@@ -10,10 +10,8 @@
  */
 import { GUEST_CAPS } from "./bindings.ts";
 import { I } from "./intrinsics.ts";
+import { HANDLER_NAME_FORBIDDEN, PLUGIN_NAME } from "./names.ts";
 import { q, startCall } from "./runtime.ts";
-
-const PLUGIN_NAME = /^[a-z0-9_-]+$/;
-const BAD_HANDLER_CHARS = /[/?&#\u0000-\u001f\u007f]/;
 
 function reject(message: string): Promise<never> {
   return I.PromiseReject(new I.TypeError(`knot:plugin.call: ${message}`));
@@ -27,7 +25,7 @@ export function call(plugin: string, fn: string, params?: Record<string, unknown
   if (typeof plugin !== "string" || plugin.length > GUEST_CAPS.nameChars || I.RegExpExec(PLUGIN_NAME, plugin) === null) {
     return reject("the plugin name must match [a-z0-9_-]+");
   }
-  if (typeof fn !== "string" || fn === "" || fn === "." || fn === ".." || fn.length > GUEST_CAPS.nameChars || I.RegExpExec(BAD_HANDLER_CHARS, fn) !== null) {
+  if (typeof fn !== "string" || fn === "" || fn === "." || fn === ".." || fn.length > GUEST_CAPS.nameChars || I.RegExpExec(HANDLER_NAME_FORBIDDEN, fn) !== null) {
     return reject("the handler name must be non-empty and contain none of / ? & #");
   }
   let method = "GET"; // as knot's, and as the in-process knot:plugin.call of plugin code (parity)

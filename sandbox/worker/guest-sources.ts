@@ -9,6 +9,7 @@ import { stripTypeScriptTypes } from "node:module";
 export const GUEST_FILES = [
   "bindings.ts",
   "intrinsics.ts",
+  "names.ts",
   "runtime.ts",
   "inspect.ts",
   "console.ts",

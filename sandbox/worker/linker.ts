@@ -9,10 +9,11 @@ import type { SafeError } from "../protocol.ts";
 import { safeError } from "../errors.ts";
 import { rewriteDynamicImports } from "./dynamic-import-rewrite.ts";
 import { PUBLIC_GUEST_MODULES, type GuestFile } from "./guest-sources.ts";
+import { GUEST_CAPS } from "../guest/bindings.ts";
+import { LIB_SPECIFIER, PLUGIN_SPECIFIER } from "../guest/names.ts";
 import { releaseModules } from "./guest-graph.ts";
 import type { Isolate, Module } from "./ivm.ts";
 
-const IMPORTABLE = /^(?:plugin:[a-z0-9_-]{1,128}(?:\/[A-Za-z_][A-Za-z0-9_]{0,127})?|lib:[A-Za-z0-9][A-Za-z0-9_-]{0,127})$/;
 const MAX_MODULES_PER_RUN = 64;
 const MAX_MODULE_CHARS = 4 * 1024 * 1024;
 const ALLOWED_TEXT = "a user tool may import knot:tool, knot:identity, knot:plugin, plugin:<name>, plugin:<name>/<module> and lib:<name>";
@@ -31,6 +32,16 @@ export interface Linker {
   readonly failure: SafeError | undefined;
   /** Releases every module this linker compiled (the run is over). */
   release(): void;
+}
+
+/** `plugin:<name>`, `plugin:<name>/<stem>` or `lib:<name>` (the shared grammars), each name at most GUEST_CAPS.nameChars. */
+function importable(specifier: string): boolean {
+  const cap = GUEST_CAPS.nameChars;
+  if (specifier.length > 2 * cap + 8) return false;
+  const plugin = PLUGIN_SPECIFIER.exec(specifier);
+  if (plugin) return plugin[1]!.length <= cap && (plugin[2] ?? "").length <= cap;
+  const lib = LIB_SPECIFIER.exec(specifier);
+  return lib !== null && lib[1]!.length <= cap;
 }
 
 function shown(specifier: string): string {
@@ -82,7 +93,7 @@ export function createLinker(options: LinkerOptions): Linker {
   function resolve(specifier: string): Promise<Module> {
     const guestFile = Object.hasOwn(PUBLIC_GUEST_MODULES, specifier) ? PUBLIC_GUEST_MODULES[specifier] : undefined;
     if (guestFile !== undefined) return Promise.resolve(options.guestModule(guestFile));
-    if (!IMPORTABLE.test(specifier)) {
+    if (!importable(specifier)) {
       return Promise.reject(refuseNow(safeError("MODULE_NOT_ALLOWED", `import ${shown(specifier)} is not allowed: ${ALLOWED_TEXT}`)));
     }
     let pending = cache.get(specifier);

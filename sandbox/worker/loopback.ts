@@ -6,10 +6,9 @@
  * for friendly errors; this one is the rule) and path segments are percent-encoded.
  */
 import { LOOPBACK_TOKEN_HEADER, PLUGIN_ROUTE_PREFIX, REQUEST_ID_HEADER, type LoopbackTarget } from "../protocol.ts";
+import { GUEST_CAPS } from "../guest/bindings.ts";
+import { HANDLER_NAME_FORBIDDEN, PLUGIN_NAME } from "../guest/names.ts";
 import { sendHttp } from "./http-client.ts";
-
-const PLUGIN_NAME = /^[a-z0-9_-]{1,128}$/;
-const BAD_HANDLER_CHARS = /[/?&#\u0000-\u001f\u007f]/;
 
 export interface LoopbackRequest {
   readonly plugin: string;
@@ -28,8 +27,8 @@ export function parseLoopbackRequest(text: string): LoopbackRequest | string {
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return "the request is not an object";
   const { plugin, fn, method, params } = value as Record<string, unknown>;
-  if (typeof plugin !== "string" || !PLUGIN_NAME.test(plugin)) return "the plugin name must match [a-z0-9_-]+";
-  if (typeof fn !== "string" || fn === "" || fn === "." || fn === ".." || fn.length > 128 || BAD_HANDLER_CHARS.test(fn)) {
+  if (typeof plugin !== "string" || !PLUGIN_NAME.test(plugin) || plugin.length > GUEST_CAPS.nameChars) return "the plugin name must match [a-z0-9_-]+";
+  if (typeof fn !== "string" || fn === "" || fn === "." || fn === ".." || fn.length > GUEST_CAPS.nameChars || HANDLER_NAME_FORBIDDEN.test(fn)) {
     return "the handler name must be non-empty and contain none of / ? & #";
   }
   if (method !== "GET" && method !== "POST") return 'the method must be "GET" or "POST"';

@@ -3,6 +3,7 @@
  * `[[tool.knot.events]]` (qualified `plugin.<name>.<type>`). Who may receive each is decided in
  * event-bus.ts from the event's audience.
  */
+import { PLUGIN_EVENT_TYPE } from "../../sandbox/guest/names.ts";
 import { KnotError } from "../errors.ts";
 import type { PluginRegistry } from "../plugins/registry.ts";
 import type { EventDecl } from "../plugins/manifest-types.ts";
@@ -11,7 +12,7 @@ export const BUILTIN_EVENT_TYPES = Object.freeze(["tool.saved", "tool.deleted", 
 
 /** A plugin event's declaration, or null. */
 export function pluginEventDecl(registry: PluginRegistry, type: string): EventDecl | null {
-  const plugin = /^plugin\.([a-z0-9_-]+)\./.exec(type)?.[1];
+  const plugin = PLUGIN_EVENT_TYPE.exec(type)?.[1];
   return (plugin && registry.loaded.get(plugin)?.manifest.events.find((e) => e.type === type)) || null;
 }
 

@@ -20,5 +20,3 @@ export function scopeAllowsWrite(scopes: TokenScopes | null): boolean {
   return scopes === null || scopes.write;
 }
 
-/** Scope patterns are ids or ids ending in `.*`; anything else is a typo we refuse early. */
-export const SCOPE_PATTERN = /^(\*|[a-z0-9_]+(\.[a-z0-9_-]+)*(\.\*)?)$/;

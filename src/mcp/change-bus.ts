@@ -18,6 +18,7 @@ const MAX_PAYLOAD = 7_000;
 export interface ChangeBus {
   /** Tells the other instances (local delivery is the caller's). */
   publish(userIds?: readonly string[]): void;
+  /** Waits for the notifications already published (a CLI command exits right after), then leaves. */
   close(): Promise<void>;
 }
 
@@ -34,12 +35,18 @@ export async function createChangeBus(database: string, deliver: (userIds?: read
       logger.warn("ignored a malformed tool-change notification");
     }
   }, (error) => logger.warn("tool-change channel failed; reconnecting", { error: error.message }));
+  const sending = new Set<Promise<void>>();
   return {
     publish(userIds) {
       let payload = JSON.stringify({ origin, users: userIds ?? null });
       if (payload.length > MAX_PAYLOAD) payload = JSON.stringify({ origin, users: null });
-      void channel.notify(payload).catch((error: Error) => logger.warn("could not publish a tool change", { error: error.message }));
+      const sent = channel.notify(payload).catch((error: Error) => logger.warn("could not publish a tool change", { error: error.message }));
+      sending.add(sent);
+      void sent.finally(() => sending.delete(sent));
     },
-    close: () => channel.close(),
+    close: async () => {
+      await Promise.all(sending);
+      await channel.close();
+    },
   };
 }

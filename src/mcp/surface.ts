@@ -8,7 +8,6 @@ import type { Readable, Writable } from "node:stream";
 import { KnotError } from "../errors.ts";
 import type { Principal } from "../identity/principal.ts";
 import type { Services } from "../services.ts";
-import type { UserToolRecord } from "../store/store.ts";
 import { createBootTools, type BootToolHost } from "./boot-tools.ts";
 import { createCallTool } from "./call-tool.ts";
 import { createChangeBus, type ChangeBus } from "./change-bus.ts";
@@ -131,10 +130,4 @@ export function createMcpSurface(services: Services): McpSurface {
   };
 }
 
-/**
- * Whose tool list a saved or deleted user tool may change: only the owner's while it is (and was)
- * private; anyone's once it is or was shared (group membership is not looked up: a hint is cheap).
- */
-export function usersAffectedBy(tool: Pick<UserToolRecord, "ownerId" | "sharing">, previous?: Pick<UserToolRecord, "sharing"> | null): string[] | undefined {
-  return tool.sharing === "private" && (previous?.sharing ?? "private") === "private" ? [tool.ownerId] : undefined;
-}
+export { usersAffectedBy } from "../tools/tool-visibility.ts";

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { buildClientModules, type ClientModuleSet } from "../../client-modules/index.ts";
+import { PLUGIN_NAME } from "../../sandbox/guest/names.ts";
 import { KnotError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { silentLogger } from "../log.ts";
@@ -47,7 +48,6 @@ interface Candidate {
   readonly libs: ReadonlyMap<string, string | null>;
 }
 
-const PLUGIN_NAME = /^[a-z0-9_-]+$/;
 
 export async function loadPlugins(options: LoadOptions): Promise<PluginRegistry> {
   const root = path.resolve(options.root);

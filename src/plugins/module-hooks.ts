@@ -12,6 +12,7 @@ import fs from "node:fs";
 import { registerHooks } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { PLUGIN_SPECIFIER } from "../../sandbox/guest/names.ts";
 import { PEER_MODULE_SCHEME, peerModuleSource, peerModuleUrl } from "./peers/peer-modules.ts";
 
 const KNOT_MODULES: Record<string, string> = {
@@ -20,9 +21,6 @@ const KNOT_MODULES: Record<string, string> = {
   "knot:plugin": new URL("./knot/plugin.ts", import.meta.url).href,
   "knot:events": new URL("../events/knot-events.ts", import.meta.url).href,
 };
-
-const NAME = /^[a-z0-9_-]+$/;
-const STEM = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** plugins root (absolute, with trailing separator) → loaded plugin names */
 const roots = new Map<string, Set<string>>();
@@ -55,10 +53,10 @@ function install(): void {
 }
 
 function resolvePluginSpecifier(specifier: string, parentURL: string | undefined): string {
-  const [name = "", stem, ...rest] = specifier.slice("plugin:".length).split("/");
-  if (!NAME.test(name) || rest.length > 0 || (stem !== undefined && !STEM.test(stem))) {
-    throw new Error(`cannot import "${specifier}": expected plugin:<name> or plugin:<name>/<lib>`);
-  }
+  const match = PLUGIN_SPECIFIER.exec(specifier);
+  if (!match) throw new Error(`cannot import "${specifier}": expected plugin:<name> or plugin:<name>/<lib>`);
+  const name = match[1]!;
+  const stem = match[2];
   const root = parentURL?.startsWith("file:") ? rootOf(fileURLToPath(parentURL)) : null;
   if (!root) throw new Error(`cannot import "${specifier}": only plugin code may import plugin modules`);
   const mainFile = path.join(root, name, "main.js");

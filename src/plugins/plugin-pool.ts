@@ -4,6 +4,7 @@
  * user tool's loopback call also arrives on), and MCP plugin tools. So the name checks, the gate
  * (enforced before any handler code runs), the deadline and the error mapping are the same for all.
  */
+import { HANDLER_NAME_FORBIDDEN, PLUGIN_NAME } from "../../sandbox/guest/names.ts";
 import type { ToolResult } from "../../sandbox/protocol.ts";
 import { KnotError } from "../errors.ts";
 import { assertPluginGate } from "../identity/plugin-gate.ts";
@@ -13,8 +14,6 @@ import { runWithContext, type PluginCaller } from "./call-context.ts";
 import type { PluginRegistry, HandlerFunction, LoadedPlugin } from "./registry.ts";
 import { createToolState, isToolReturn, type ToolState } from "./tool-state.ts";
 
-export const PLUGIN_NAME = /^[a-z0-9_-]+$/;
-const HANDLER_FORBIDDEN = /[/?&#]/;
 
 export interface DispatchInput {
   readonly principal: Principal;
@@ -99,7 +98,7 @@ function observeInvoke(invoke: PluginPool["invoke"], onCall: (call: HandlerCall)
 }
 
 function resolveAddressable(registry: PluginRegistry, plugin: string, fn: string) {
-  const valid = PLUGIN_NAME.test(plugin) && fn.length > 0 && fn.length <= 128 && !HANDLER_FORBIDDEN.test(fn);
+  const valid = PLUGIN_NAME.test(plugin) && fn.length > 0 && fn.length <= 128 && !HANDLER_NAME_FORBIDDEN.test(fn);
   const target = valid ? registry.handler(plugin, fn) : null;
   if (!target) throw new KnotError("NOT_ADDRESSABLE", "not addressable", { where: `${plugin}/${fn}` });
   return target;

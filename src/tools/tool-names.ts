@@ -7,9 +7,8 @@
  * allows `.`, `/` is not allowed), and tool names may not contain `__`, so a qualified name never
  * splits two ways.
  */
+import { OWNER_SEPARATOR } from "../../sandbox/guest/names.ts";
 import type { UserToolRecord } from "../store/store.ts";
-
-export const OWNER_SEPARATOR = "__";
 
 export function qualifiedName(ownerName: string, name: string): string {
   return `${ownerName}${OWNER_SEPARATOR}${name}`;

@@ -24,3 +24,11 @@ export function toolVisible(reader: Reader, tool: Pick<UserToolRecord, "ownerId"
 export function versionVisible(reader: Reader, tool: Pick<UserToolRecord, "ownerId">, saved: Pick<UserToolInput, "sharing">): boolean {
   return tool.ownerId === reader.user.id || sharedWith(reader, saved.sharing);
 }
+
+/**
+ * Whose tool list a saved or deleted user tool may change: only the owner's while it is (and was)
+ * private; anyone's once it is or was shared (group membership is not looked up: a hint is cheap).
+ */
+export function usersAffectedBy(tool: Pick<UserToolRecord, "ownerId" | "sharing">, previous?: Pick<UserToolRecord, "sharing"> | null): string[] | undefined {
+  return tool.sharing === "private" && (previous?.sharing ?? "private") === "private" ? [tool.ownerId] : undefined;
+}

@@ -6,13 +6,10 @@
 import { KnotError } from "../errors.ts";
 import { validateParameterDecls } from "../plugins/manifest/index.ts";
 import type { Sharing, UserToolInput, UserToolParameter } from "../store/store.ts";
-import { OWNER_SEPARATOR } from "./tool-names.ts";
+import { EVENT_TYPE, GROUP_SHARING, OWNER_SEPARATOR, TOOL_NAME, TOOL_NAME_MAX } from "../../sandbox/guest/names.ts";
 
-export const TOOL_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-const GROUP = /^@[a-z0-9][a-z0-9_-]{0,63}$/;
 export const MAX_CODE_BYTES = 256 * 1024;
 const KEYS = new Set(["name", "kind", "description", "language", "parameters", "code", "sharing", "active", "readOnly", "destructive", "expectedVersion", "events"]);
-const EVENT_TYPE = /^[a-z][a-z0-9_.-]{0,127}$/;
 
 function invalid(field: string, message: string): KnotError {
   return new KnotError("INVALID_ARGUMENT", `${field} ${message}`, { where: field });
@@ -24,7 +21,7 @@ export function parseUserToolInput(body: Record<string, unknown>, base?: UserToo
   const pick = <T>(key: keyof UserToolInput, fallback: T): unknown => (body[key] !== undefined ? body[key] : base ? base[key] : fallback);
 
   const name = pick("name", undefined);
-  if (typeof name !== "string" || !TOOL_NAME.test(name)) throw invalid("name", "must be 1–64 letters, digits, _ or -, starting with a letter or digit");
+  if (typeof name !== "string" || !TOOL_NAME.test(name) || name.length > TOOL_NAME_MAX) throw invalid("name", "must be 1–64 letters, digits, _ or -, starting with a letter or digit");
   // `__` separates owner and name in the qualified names of shared tools (see tool-names.ts); a
   // name holding it could pose as another owner's tool. Names saved before the rule may keep it.
   if (name.includes(OWNER_SEPARATOR) && name !== base?.name) throw invalid("name", `may not contain "${OWNER_SEPARATOR}" (it separates owner and name in shared tools' names)`);
@@ -38,7 +35,7 @@ export function parseUserToolInput(body: Record<string, unknown>, base?: UserToo
   if (typeof code !== "string") throw invalid("code", "is required (the tool's source)");
   if (Buffer.byteLength(code) > MAX_CODE_BYTES) throw invalid("code", `is over ${MAX_CODE_BYTES} bytes`);
   const sharing = pick("sharing", "private");
-  if (typeof sharing !== "string" || !(sharing === "private" || sharing === "everyone" || GROUP.test(sharing))) {
+  if (typeof sharing !== "string" || !(sharing === "private" || sharing === "everyone" || GROUP_SHARING.test(sharing))) {
     throw invalid("sharing", 'must be "private", "everyone" or "@group"');
   }
   const flags = Object.fromEntries((["active", "readOnly", "destructive"] as const).map((key) => {

@@ -4,23 +4,22 @@
  * mint itself a broader token), for oneself unless the caller is an admin; and a token can be
  * listed and revoked only by its owner or an admin.
  */
-import { hashSecret, mintSecret } from "../auth/secrets.ts";
+import { adminOf } from "../admin/admin.ts";
+import { tokenScopes } from "../admin/tokens.ts";
+import { tokenState } from "../auth/authenticate.ts";
 import { KnotError } from "../errors.ts";
 import { sendJson } from "../http/respond.ts";
 import type { Route } from "../http/router.ts";
 import { effectiveIsAdmin, mayWrite, type Principal } from "../identity/principal.ts";
-import { SCOPE_PATTERN } from "../identity/scopes.ts";
 import type { Services } from "../services.ts";
 import type { TokenRecord, TokenScopes } from "../store/store.ts";
 import { SESSION_TOKEN_NAME } from "./session-routes.ts";
 
-export const API_TOKEN_PREFIX = "kt_";
 const MAX_EXPIRY_DAYS = 3650;
 
 /** A token as the UI shows it: never its secret or hash. */
 export function describeToken(token: TokenRecord, principal: Principal, now = new Date().toISOString()) {
-  const state = token.revokedAt ? "revoked" : token.expiresAt !== null && token.expiresAt <= now ? "expired" : "active";
-  return { ...token, state, session: token.name === SESSION_TOKEN_NAME, current: token.id === principal.tokenId };
+  return { ...token, state: tokenState(token, now), session: token.name === SESSION_TOKEN_NAME, current: token.id === principal.tokenId };
 }
 
 function parseNewToken(body: Record<string, unknown>): { name: string; scopes: TokenScopes | null; expiresAt: string | null } {
@@ -35,24 +34,17 @@ function parseNewToken(body: Record<string, unknown>): { name: string; scopes: T
     }
     expiresAt = new Date(Date.now() + days * 86_400_000).toISOString();
   }
-  let scopes: TokenScopes | null = null;
-  if (body.scopes !== undefined && body.scopes !== null) {
-    if (!Array.isArray(body.scopes) || body.scopes.some((s) => typeof s !== "string")) {
-      throw new KnotError("INVALID_ARGUMENT", "scopes must be a list of permission ids or globs, or null for the full authority", { where: "scopes" });
-    }
-    const permissions = (body.scopes as string[]).map((s) => s.trim()).filter(Boolean);
-    const bad = permissions.find((p) => !SCOPE_PATTERN.test(p));
-    if (bad !== undefined) throw new KnotError("INVALID_ARGUMENT", `scope "${bad}" is not a permission id or glob (e.g. plugin.metrics.*)`, { where: "scopes" });
-    if (body.write !== undefined && typeof body.write !== "boolean") throw new KnotError("INVALID_ARGUMENT", "write must be true or false", { where: "write" });
-    scopes = { permissions: [...new Set(permissions)], write: body.write !== false };
-  } else if (body.write === false) {
-    scopes = { permissions: ["*"], write: false };
+  const listed = body.scopes ?? null;
+  if (listed !== null && (!Array.isArray(listed) || listed.some((s) => typeof s !== "string"))) {
+    throw new KnotError("INVALID_ARGUMENT", "scopes must be a list of permission ids or globs, or null for the full authority", { where: "scopes" });
   }
-  return { name, scopes, expiresAt };
+  if (listed !== null && body.write !== undefined && typeof body.write !== "boolean") throw new KnotError("INVALID_ARGUMENT", "write must be true or false", { where: "write" });
+  return { name, scopes: tokenScopes(listed as string[] | null, body.write !== false), expiresAt };
 }
 
 export function tokenRoutes(services: Services): Route[] {
   const { store } = services;
+  const admin = adminOf(services);
   return [
     {
       method: "GET", path: "/api/tokens", access: "api",
@@ -79,9 +71,7 @@ export function tokenRoutes(services: Services): Route[] {
           if (typeof body.userId !== "string" || !(await store.getUser(body.userId))) throw new KnotError("NOT_FOUND", "no such user", { where: "userId" });
           userId = body.userId;
         }
-        const input = parseNewToken(body);
-        const secret = mintSecret(API_TOKEN_PREFIX);
-        const token = await store.createToken({ userId, secretHash: hashSecret(secret), ...input });
+        const { token, secret } = await admin.tokens.create({ userId, ...parseNewToken(body) });
         sendJson(ctx.res, 201, { token: describeToken(token, principal), secret });
       },
     },
@@ -106,8 +96,7 @@ export function tokenRoutes(services: Services): Route[] {
         const mine = token?.userId === ctx.principal.user.id;
         if (!token || (!mine && !effectiveIsAdmin(ctx.principal))) throw new KnotError("NOT_FOUND", "no such token");
         if (!mayWrite(ctx.principal)) throw new KnotError("PERMISSION_DENIED", "permission denied: this credential may not change things");
-        const revoked = await store.revokeToken(token.id);
-        await services.oauth.tokenRevoked(token);
+        const revoked = await admin.tokens.revoke(token);
         if (token.connection) {
           await services.audit.record({ principal: ctx.principal, surface: "http", tool: "oauth.revoke", args: { clientId: token.connection.clientId, connectionId: token.id }, outcome: revoked ? "ok" : "ALREADY_REVOKED", durationMs: 0, requestId: ctx.requestId });
         }

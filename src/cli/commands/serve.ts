@@ -1,24 +1,14 @@
+import { adminOf } from "../../admin/admin.ts";
 import { createApp } from "../../app.ts";
-import { hashSecret, mintSecret } from "../../auth/secrets.ts";
 import { isPostgresUrl, redactUrl } from "../../store/postgres/url.ts";
-import type { Store } from "../../store/store.ts";
 import { COMMON_OPTIONS, parse, resolveConfig } from "../context.ts";
-import { API_TOKEN_PREFIX } from "./tokens.ts";
-
-/** The first start on an empty database creates the user `admin` and prints its token once. */
-export async function bootstrapAdmin(store: Store): Promise<string | null> {
-  if ((await store.countUsers()) > 0) return null;
-  const admin = await store.createUser({ name: "admin", isAdmin: true });
-  const secret = mintSecret(API_TOKEN_PREFIX);
-  await store.createToken({ userId: admin.id, name: "bootstrap", secretHash: hashSecret(secret), scopes: null, expiresAt: null });
-  return secret;
-}
 
 export async function serveCommand(args: string[]): Promise<number> {
   const { values } = parse(args, { ...COMMON_OPTIONS, host: { type: "string" }, port: { type: "string" } });
   const config = resolveConfig(values);
   const app = await createApp(config);
-  const token = await bootstrapAdmin(app.store);
+  // The first start on an empty database creates the user `admin` and prints its token once.
+  const token = await adminOf(app).tokens.bootstrap();
   const { url } = await app.listen();
   const loaded = [...app.pool.registry.loaded.keys()];
   process.stdout.write(`knot-tools listening on ${url}\n  plugins: ${config.pluginsDir} (${loaded.join(", ") || "none"}${app.pool.registry.failed.length ? `; ${app.pool.registry.failed.length} failed` : ""})\n  database: ${isPostgresUrl(config.database) ? redactUrl(config.database) : config.database}\n`);

@@ -1,24 +1,20 @@
 import fs from "node:fs";
 import path from "node:path";
 import { KnotError } from "../../errors.ts";
-import { openStore } from "../../store/index.ts";
 import type { ServerConfig } from "../../config.ts";
-import { createEventBus } from "../../events/event-bus.ts";
 import { BUILTIN_EVENT_TYPES, checkSubscriptions } from "../../events/event-types.ts";
-import { toolEvent } from "../../events/product-events.ts";
-import { silentLogger } from "../../log.ts";
 import { loadPlugins } from "../../plugins/loader.ts";
 import { PluginRegistry } from "../../plugins/registry.ts";
-import { pinLibs } from "../../tools/lib-pins.ts";
-import { parseUserToolInput } from "../../tools/user-tool-input.ts";
 import { RUNTIME_VERSION } from "../../version.ts";
-import { COMMON_OPTIONS, parse, resolveConfig, usageError } from "../context.ts";
+import { withAdmin } from "../admin-context.ts";
+import { COMMON_OPTIONS, parse, usageError } from "../context.ts";
 
 /**
  * `tools add FILE --user NAME [--name N] [--kind tool|lib|sink] [--events a,b] [--description D] [--share everyone|@group]`:
  * stores a file as the user's tool (a new version when the name exists). Local admin action.
  * A sink's `--events` are checked like the API checks them (plugin event types against the plugins folder).
- * Emits `tool.saved` (by the user) into the store's outbox like the API: a server's dispatcher delivers it.
+ * Saved through the admin layer: `tool.saved` (by the user) goes into the store's outbox like the
+ * API's (a server's dispatcher delivers it) and the tool-list change is published on the change bus.
  */
 export async function toolsCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {
@@ -33,30 +29,18 @@ export async function toolsCommand(args: string[]): Promise<number> {
   } catch {
     throw new KnotError("NOT_FOUND", `cannot read ${file}`);
   }
-  const store = await openStore({ path: resolveConfig(values).database });
-  try {
-    const user = await store.getUserByName(values.user);
-    if (!user) throw new KnotError("NOT_FOUND", `no user named "${values.user}"`);
-    const name = values.name ?? path.basename(file).replace(/\.[^.]+$/, "");
-    const existing = await store.findUserToolByName(user.id, name);
-    const input = parseUserToolInput({
-      name, code, language: file.endsWith(".ts") ? "ts" : "js",
+  return withAdmin(values, async ({ admin, config }) => {
+    const user = await admin.users.named(values.user!);
+    const tool = await admin.tools.save(user, {
+      name: values.name ?? path.basename(file).replace(/\.[^.]+$/, ""), code, language: file.endsWith(".ts") ? "ts" : "js",
       ...(values.kind !== undefined ? { kind: values.kind } : {}),
       ...(values.description !== undefined ? { description: values.description } : {}),
       ...(values.share !== undefined ? { sharing: values.share } : {}),
       ...(values.events !== undefined ? { events: values.events.split(",").map((e) => e.trim()).filter((e) => e !== "") } : {}),
-    }, existing ?? undefined);
-    if (input.events) await checkCliSubscriptions(resolveConfig(values), input.events);
-    // Pin its lib: imports as the API does (names already pinned keep their pin).
-    const { pins } = await pinLibs(store, { id: user.id, groups: await store.groupsOf(user.id) }, input.code, input.language, existing?.libPins ?? null);
-    const pinned = { ...input, libPins: pins };
-    const tool = existing ? await store.updateUserTool(existing.id, user.id, pinned) : await store.createUserTool(user.id, pinned);
-    await createEventBus(store, silentLogger).emit(toolEvent("tool.saved", tool, user.name, null));
+    }, (events) => checkCliSubscriptions(config, events));
     process.stdout.write(`${tool.id}\n`);
     return 0;
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 /** Plugin event types need the plugins' declarations: load them only when one is named. */

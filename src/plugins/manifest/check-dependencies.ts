@@ -3,13 +3,13 @@
  * semver range. Only the form is checked here; the loader checks them against what loaded.
  */
 import { validRange } from "semver";
+import { PLUGIN_DEPENDENCY } from "../../../sandbox/guest/names.ts";
 import type { DependencyDecl } from "../manifest-types.ts";
 import { describeValue } from "./checks.ts";
 import type { TomlTable } from "./checks.ts";
 import type { DeclarationContext } from "./declaration-context.ts";
 import type { KeyPath } from "./key-path.ts";
 
-const DEPENDENCY = /^([a-z0-9_-]+)\s*(.*)$/;
 
 export function checkDependencies(knot: TomlTable, path: KeyPath, context: DeclarationContext): DependencyDecl[] {
   const value = knot["dependencies"];
@@ -22,7 +22,7 @@ export function checkDependencies(knot: TomlTable, path: KeyPath, context: Decla
   const out: DependencyDecl[] = [];
   value.forEach((entry: unknown, index) => {
     const entryPath = [...key, index];
-    const match = typeof entry === "string" ? DEPENDENCY.exec(entry.trim()) : null;
+    const match = typeof entry === "string" ? PLUGIN_DEPENDENCY.exec(entry.trim()) : null;
     if (typeof entry !== "string" || !match) {
       context.report(entryPath, `must be a plugin name with an optional semver range like "other>=1.2" (got ${describeValue(entry)})`);
       return;

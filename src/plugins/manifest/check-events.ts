@@ -3,6 +3,7 @@
  * description and an optional permission a sink's owner must hold to receive it. Types are
  * qualified at load like permissions: `order_placed` in plugin `shop` is `plugin.shop.order_placed`.
  */
+import { EVENT_TYPE_ID } from "../../../sandbox/guest/names.ts";
 import type { EventDecl } from "../manifest-types.ts";
 import { checkKnownKeys, describeValue, readString, readTableArray } from "./checks.ts";
 import type { TomlTable } from "./checks.ts";
@@ -10,13 +11,12 @@ import { readPermissionRef, type DeclarationContext } from "./declaration-contex
 import type { KeyPath } from "./key-path.ts";
 
 const EVENT_KEYS = ["type", "description", "permission"];
-const EVENT_TYPE = /^[a-z][a-z0-9_]*$/;
 
 export function checkEvents(knot: TomlTable, path: KeyPath, context: DeclarationContext): EventDecl[] {
   const events: EventDecl[] = [];
   for (const element of readTableArray(knot, "events", path, context.report)) {
     checkKnownKeys(element.table, EVENT_KEYS, element.path, context.report);
-    const type = readString(element.table, "type", element.path, context.report, { required: true, pattern: EVENT_TYPE, patternName: "an event type of lowercase letters, digits and _ ([a-z][a-z0-9_]*)" });
+    const type = readString(element.table, "type", element.path, context.report, { required: true, pattern: EVENT_TYPE_ID, patternName: "an event type of lowercase letters, digits and _ ([a-z][a-z0-9_]*)" });
     const description = readString(element.table, "description", element.path, context.report, { required: true, nonEmpty: true });
     const permission = readPermissionRef(element.table, element.path, context);
     if (type === undefined || description === undefined || permission === undefined) continue;

@@ -7,6 +7,7 @@ import type { HandlerDecl, McpToolDecl } from "../manifest-types.ts";
 import { checkKnownKeys, describeValue, readBool, readString, readTableArray } from "./checks.ts";
 import type { TomlTable } from "./checks.ts";
 import { HANDLER_NAME_RULE, readChangeMarks, requirePermission } from "./check-handlers.ts";
+import { TOOL_NAME, TOOL_NAME_MAX } from "../../../sandbox/guest/names.ts";
 import { readPermissionRef } from "./declaration-context.ts";
 import type { DeclarationContext } from "./declaration-context.ts";
 import { parametersToJsonSchema } from "./json-schema.ts";
@@ -15,8 +16,6 @@ import { checkParameterDecls } from "./parameters.ts";
 import type { KeyPath } from "./key-path.ts";
 
 const MCP_TOOL_KEYS = ["name", "description", "handler", "permission", "read_only", "destructive", "write", "parameters", "input_schema"];
-const TOOL_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-const TOOL_NAME_MAX = 64;
 
 /** `handlers` are the plugin's declared handlers: a tool serving one that changes things must say so too. */
 export function checkMcpTools(knot: TomlTable, path: KeyPath, context: DeclarationContext, handlers: readonly HandlerDecl[] = []): McpToolDecl[] {

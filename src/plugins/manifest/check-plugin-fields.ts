@@ -4,11 +4,11 @@
  */
 import { satisfies, valid, validRange } from "semver";
 import type { ExportDecl } from "../manifest-types.ts";
-import { describeValue, IDENTIFIER, readString, readUniqueStrings } from "./checks.ts";
+import { IDENTIFIER, PERMISSION_ID } from "../../../sandbox/guest/names.ts";
+import { describeValue, readString, readUniqueStrings } from "./checks.ts";
 import type { Report, TomlTable } from "./checks.ts";
 import type { KeyPath } from "./key-path.ts";
 
-const PERMISSION_ID = /^[a-z0-9_]+$/;
 const EXPORT_FILE = /^(.+)\.(js|ts)$/;
 
 export function checkVersion(knot: TomlTable, path: KeyPath, report: Report): string | undefined {

@@ -10,7 +10,6 @@ export type Report = (path: KeyPath, problem: string) => void;
 
 export type TomlTable = Record<string, unknown>;
 
-export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** A JS identifier: a named export of main.js. */
 export const JS_IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 

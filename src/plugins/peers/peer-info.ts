@@ -2,6 +2,7 @@
  * A peer's answer to `initialize`, checked before use (wire data is parsed, never trusted):
  * `{name, version, description?, manifest?: {"tool.knot": {…}}, functions: [names], fetcher?: true}`.
  */
+import { IDENTIFIER, PLUGIN_NAME } from "../../../sandbox/guest/names.ts";
 
 export interface PeerInfo {
   readonly name: string;
@@ -13,18 +14,16 @@ export interface PeerInfo {
   readonly fetcher: boolean;
 }
 
-const PEER_NAME = /^[a-z0-9_-]+$/;
-const FUNCTION_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MANIFEST_KEYS = ["tool.knot"];
 
 /** Throws an Error whose message names the bad key. */
 export function parseInitializeResult(value: unknown): PeerInfo {
   if (!isObject(value)) throw new Error("initialize must answer an object");
   const { name, version, description, manifest, functions, fetcher } = value;
-  if (typeof name !== "string" || !PEER_NAME.test(name)) throw new Error(`initialize: name must match [a-z0-9_-]+ (got ${JSON.stringify(name)})`);
+  if (typeof name !== "string" || !PLUGIN_NAME.test(name)) throw new Error(`initialize: name must match [a-z0-9_-]+ (got ${JSON.stringify(name)})`);
   if (typeof version !== "string" || version === "") throw new Error("initialize: version must be a non-empty string");
   if (description !== undefined && typeof description !== "string") throw new Error("initialize: description must be a string");
-  if (!Array.isArray(functions) || functions.some((f) => typeof f !== "string" || !FUNCTION_NAME.test(f))) {
+  if (!Array.isArray(functions) || functions.some((f) => typeof f !== "string" || !IDENTIFIER.test(f))) {
     throw new Error("initialize: functions must be an array of identifiers ([A-Za-z_][A-Za-z0-9_]*)");
   }
   if (fetcher !== undefined && typeof fetcher !== "boolean") throw new Error("initialize: fetcher must be true or absent");
