@@ -14,6 +14,7 @@ import type { Logger } from "../log.ts";
 import { canonicalJson } from "../store/audit-hash.ts";
 import type { AuditEntryInput, Store } from "../store/store.ts";
 import { assertJsonDepth } from "../validation/json-depth.ts";
+import { auditAround, type AuditAround } from "./audit-around.ts";
 import { boundArgs, clampNullable, clampText } from "./audit-bounds.ts";
 import { createAuditQueue } from "./audit-queue.ts";
 
@@ -46,6 +47,16 @@ export interface AuditLog {
    * fallback row, or is logged), so auditing cannot break a call.
    */
   record(entry: AuditRecord): Promise<void>;
+  /**
+   * Runs one audited call and records its one row (audit-around.ts): the work answers its value
+   * and outcome; a throw is recorded with its code (or `call.failure`) and rethrown.
+   * @example
+   * const result = await audit.around({ principal, surface: "http", tool: "demo/echo", args }, async () => {
+   *   const value = await dispatch();
+   *   return { value, outcome: "ok", result: value };
+   * });
+   */
+  around: AuditAround;
   mask(value: unknown): string;
   /** Resolves when every row recorded so far is committed. */
   flushed(): Promise<void>;
@@ -67,9 +78,10 @@ export async function createAuditLog(options: { store: Store; maskKey: string | 
   const mask = (value: unknown) => MASK_PREFIX + createHmac("sha256", key).update(stableText(value)).digest("base64url").slice(0, 22);
   await options.store.prepareAudit?.();
   const queue = createAuditQueue(options.store);
-  return {
+  const log: AuditLog = {
     mask,
     flushed: () => queue.flushed(),
+    around: auditAround((entry) => log.record(entry)),
     async record(entry) {
       const base = {
         at: new Date().toISOString(),
@@ -111,6 +123,7 @@ export async function createAuditLog(options: { store: Store; maskKey: string | 
       }
     },
   };
+  return log;
 }
 
 function maskedArgs(entry: AuditRecord, mask: (value: unknown) => string): Record<string, unknown> {

@@ -4,6 +4,7 @@
  * (boot tool in process, plugin tool in the pool with the `knot:tool` context, user tool in the
  * sandbox as the caller), turn the outcome into an MCP result, and audit it — refusals included.
  */
+import type { Audited } from "../audit/audit-around.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import { KnotError } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -33,63 +34,57 @@ export interface CallDeps {
 export type CallToolFn = (ctx: CallContext, name: string, args: unknown) => Promise<CallToolResult>;
 
 export function createCallTool(deps: CallDeps): CallToolFn {
-  return async function callTool(ctx, name, rawArgs) {
-    const started = performance.now();
+  return function callTool(ctx, name, rawArgs) {
     const given = isObject(rawArgs) ? rawArgs : {};
-    let maskedWithin: Record<string, readonly string[] | "*"> | undefined;
-    const audit = (outcome: string, args: Record<string, unknown>, masked: readonly string[], result?: unknown) => deps.audit.record({
-      principal: ctx.principal, surface: "mcp", tool: name, args, masked, ...(maskedWithin ? { maskedWithin } : {}), outcome,
-      durationMs: performance.now() - started, result, requestId: ctx.requestId, client: ctx.client,
+    // Until the tool is known every value is masked: which of them it declares secret is not the caller's to learn.
+    const meta = { principal: ctx.principal, surface: "mcp", tool: name, args: given, masked: Object.keys(given), requestId: ctx.requestId, client: ctx.client, signal: ctx.signal } as const;
+    return deps.audit.around(meta, async (call): Promise<Audited<CallToolResult>> => {
+      const found = await deps.resolver.resolve(ctx.principal, name);
+      if (!found.tool) {
+        if (found.ambiguous) {
+          call.failure = "AMBIGUOUS_TOOL_NAME";
+          throw invalidParams(ambiguityMessage(name, found.ambiguous), "AMBIGUOUS_TOOL_NAME");
+        }
+        // Hidden and unknown look the same to the caller; the audit row and the visibility report say which.
+        call.failure = found.exists ? "PERMISSION_DENIED" : "UNKNOWN_TOOL";
+        throw invalidParams(`Unknown tool: ${name}`, "UNKNOWN_TOOL");
+      }
+      const tool = found.tool;
+      call.masked = maskedOf(tool);
+      if (tool.kind === "boot" && tool.name === "execute_tool") call.maskedWithin = { arguments: await targetMasked(deps, ctx, given.name) };
+      let args: Record<string, unknown>;
+      try {
+        if (rawArgs !== undefined && rawArgs !== null && !isObject(rawArgs)) throw new KnotError("INVALID_ARGUMENT", `arguments of "${name}" must be an object`);
+        assertJsonDepth(given, `arguments of "${name}"`);
+        args = validateArguments(schemaOf(deps, tool), given, name);
+      } catch (error) {
+        // A tool result, not a protocol error (SEP-1303): the model reads it and corrects its call.
+        const known = error instanceof KnotError ? error : new KnotError("INVALID_ARGUMENT", `arguments of "${name}" are invalid`);
+        const result = errorResult(String(known.code), known.message);
+        return { outcome: String(known.code), value: known.detail.where === undefined ? result : { ...result, _meta: { ...result._meta, [WHERE_META]: known.detail.where } } };
+      }
+
+      call.args = args;
+      let outcome: { result: CallToolResult; summary?: unknown };
+      try {
+        outcome = await runTool(deps, ctx, tool, args);
+      } catch (error) {
+        // A nested protocol error (execute_tool naming an unknown tool or passing bad arguments).
+        if (error instanceof ProtocolError) {
+          call.failure = error.data.code;
+          throw error;
+        }
+        // The tool asked the client something: this round ends; the next one runs it again with the answer.
+        if (isInputNeeded(error)) {
+          call.failure = "INPUT_REQUIRED";
+          throw error;
+        }
+        deps.logger.error("mcp tool call failed", { tool: name, requestId: ctx.requestId, error });
+        return { outcome: "INTERNAL", value: thrownResult(error) };
+      }
+      const code = outcome.result.isError ? String(outcome.result._meta?.[ERROR_CODE_META] ?? "TOOL_ERROR") : "ok";
+      return { outcome: code, value: outcome.result, result: outcome.summary };
     });
-
-    const found = await deps.resolver.resolve(ctx.principal, name);
-    if (!found.tool) {
-      // Every value is masked: which of them the tool declares secret is not the caller's to learn.
-      if (found.ambiguous) {
-        await audit("AMBIGUOUS_TOOL_NAME", given, Object.keys(given));
-        throw invalidParams(ambiguityMessage(name, found.ambiguous), "AMBIGUOUS_TOOL_NAME");
-      }
-      // Hidden and unknown look the same to the caller; the audit row and the visibility report say which.
-      await audit(found.exists ? "PERMISSION_DENIED" : "UNKNOWN_TOOL", given, Object.keys(given));
-      throw invalidParams(`Unknown tool: ${name}`, "UNKNOWN_TOOL");
-    }
-    const tool = found.tool;
-    const masked = maskedOf(tool);
-    if (tool.kind === "boot" && tool.name === "execute_tool") maskedWithin = { arguments: await targetMasked(deps, ctx, given.name) };
-    let args: Record<string, unknown>;
-    try {
-      if (rawArgs !== undefined && rawArgs !== null && !isObject(rawArgs)) throw new KnotError("INVALID_ARGUMENT", `arguments of "${name}" must be an object`);
-      assertJsonDepth(given, `arguments of "${name}"`);
-      args = validateArguments(schemaOf(deps, tool), given, name);
-    } catch (error) {
-      // A tool result, not a protocol error (SEP-1303): the model reads it and corrects its call.
-      const known = error instanceof KnotError ? error : new KnotError("INVALID_ARGUMENT", `arguments of "${name}" are invalid`);
-      await audit(String(known.code), given, masked);
-      const result = errorResult(String(known.code), known.message);
-      return known.detail.where === undefined ? result : { ...result, _meta: { ...result._meta, [WHERE_META]: known.detail.where } };
-    }
-
-    let outcome: { result: CallToolResult; summary?: unknown };
-    try {
-      outcome = await runTool(deps, ctx, tool, args);
-    } catch (error) {
-      // A nested protocol error (execute_tool naming an unknown tool or passing bad arguments).
-      if (error instanceof ProtocolError) {
-        await audit(error.data.code, args, masked);
-        throw error;
-      }
-      // The tool asked the client something: this round ends; the next one runs it again with the answer.
-      if (isInputNeeded(error)) {
-        await audit("INPUT_REQUIRED", args, masked);
-        throw error;
-      }
-      deps.logger.error("mcp tool call failed", { tool: name, requestId: ctx.requestId, error });
-      await audit("INTERNAL", args, masked);
-      return thrownResult(error);
-    }
-    const code = outcome.result.isError ? String(outcome.result._meta?.[ERROR_CODE_META] ?? "TOOL_ERROR") : "ok";
-    await audit(code, args, masked, outcome.summary);
-    return outcome.result;
   };
 }
 

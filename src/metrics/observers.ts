@@ -7,6 +7,7 @@
  * exits (a diagnostics channel) go to the log.
  */
 import { workerExitChannel, type RunHooks, type RunJob, type RunOutcome } from "../../sandbox/index.ts";
+import { auditAround } from "../audit/audit-around.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import type { Authenticator } from "../auth/authenticate.ts";
 import type { PendingWork } from "../lifecycle/pending-work.ts";
@@ -17,8 +18,10 @@ import type { Metrics } from "./metrics.ts";
 
 /** Counts each audited call; the write is pending work until the row is stored. */
 export function observeAudit(audit: AuditLog, metrics: Metrics, writes: PendingWork): AuditLog {
-  return {
+  const observed: AuditLog = {
     ...audit,
+    // Rows of audited calls are counted too: around records through this wrapper's record.
+    around: auditAround((entry) => observed.record(entry)),
     async record(entry) {
       metrics.callAudited(entry.surface, entry.outcome, entry.durationMs);
       const done = writes.begin();
@@ -29,6 +32,7 @@ export function observeAudit(audit: AuditLog, metrics: Metrics, writes: PendingW
       }
     },
   };
+  return observed;
 }
 
 /** Counts credentials refused (the caller is answered 401). */

@@ -27,23 +27,14 @@ export async function runAudited(deps: { runner: ToolRunner; audit: AuditLog }, 
   request.res.once("close", () => {
     if (!request.res.writableFinished) abort.abort();
   });
-  const started = performance.now();
-  const audit = (outcome: string, durationMs: number, result?: unknown) => deps.audit.record({
-    principal: request.principal, surface: "api", tool: request.tool, args, masked: maskedParameters(source.parameters),
-    outcome, durationMs, result, requestId: request.requestId,
-  });
-  let outcome: RunOutcome;
-  try {
-    outcome = await deps.runner.run(request.principal, source, args, {
-      signal: abort.signal, requestId: request.requestId, ...(request.onEvent ? { onEvent: request.onEvent } : {}),
+  const meta = { principal: request.principal, surface: "api", tool: request.tool, args, masked: maskedParameters(source.parameters), requestId: request.requestId, signal: abort.signal } as const;
+  return deps.audit.around(meta, async (call) => {
+    const outcome = await deps.runner.run(request.principal, source, args, {
+      signal: call.signal, requestId: request.requestId, ...(request.onEvent ? { onEvent: request.onEvent } : {}),
     });
-  } catch (error) {
-    await audit(error instanceof KnotError ? String(error.code) : "INTERNAL", performance.now() - started);
-    throw error;
-  }
-  const json = runOutcomeJson(outcome);
-  await audit(outcome.ok ? "ok" : outcome.error.code, outcome.durationMs, json.ok ? json.result : undefined);
-  return outcome;
+    const json = runOutcomeJson(outcome);
+    return { value: outcome, outcome: outcome.ok ? "ok" : outcome.error.code, durationMs: outcome.durationMs, result: json.ok ? json.result : undefined };
+  });
 }
 
 /**

@@ -43,15 +43,10 @@ export function pageRoutes(services: Services): Route[] {
         assertPluginGate(ctx.principal, targetOf(page));
         const tool = `page:${page.plugin.name}${pagePath}`;
         const params = queryParams(ctx.url.searchParams);
-        const started = performance.now();
-        let result;
-        try {
-          result = await services.pool.invoke(page.plugin, page.fn, pagePath, { principal: ctx.principal, method: "GET", params, requestId: ctx.requestId });
-        } catch (error) {
-          await services.audit.record({ principal: ctx.principal, surface: "http", tool, args: params, outcome: error instanceof KnotError ? String(error.code) : "INTERNAL", durationMs: performance.now() - started, requestId: ctx.requestId });
-          throw error;
-        }
-        await services.audit.record({ principal: ctx.principal, surface: "http", tool, args: params, outcome: "ok", durationMs: performance.now() - started, requestId: ctx.requestId });
+        const result = await services.audit.around({ principal: ctx.principal, surface: "http", tool, args: params, requestId: ctx.requestId }, async () => ({
+          value: await services.pool.invoke(page.plugin, page.fn, pagePath, { principal: ctx.principal, method: "GET", params, requestId: ctx.requestId }),
+          outcome: "ok",
+        }));
         sendJson(ctx.res, 200, { plugin: page.plugin.name, path: pagePath, label: page.decl.label, ...renderPageDocument(resultValue(result)) });
       },
     },

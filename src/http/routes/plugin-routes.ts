@@ -1,4 +1,3 @@
-import { KnotError } from "../../errors.ts";
 import type { Services } from "../../services.ts";
 import { maskedParameters } from "../../tools/run-outcome.ts";
 import { queryParams } from "../body.ts";
@@ -25,22 +24,16 @@ export function pluginRoutes(services: Services): Route[] {
       const method = ctx.req.method === "HEAD" ? "GET" : (ctx.req.method ?? "GET");
       const plugin = ctx.params.plugin ?? "";
       const fn = ctx.params.fn ?? "";
-      const started = performance.now();
-      let params: Record<string, unknown> = {};
-      const audit = (outcome: string, result?: unknown) => services.audit.record({
+      const result = await services.audit.around({
         principal: ctx.principal, surface: ctx.principal.via === "loopback" ? "loopback" : "http", tool: `${plugin}/${fn}`,
-        args: params, masked: maskedOf(plugin, fn), outcome, durationMs: performance.now() - started, result, requestId: ctx.requestId,
+        args: {}, masked: maskedOf(plugin, fn), requestId: ctx.requestId,
+      }, async (call) => {
+        // Inside the audited work: params refused for their nesting (or bad JSON) are an audited refusal too.
+        const params = { ...queryParams(ctx.url.searchParams), ...(method === "GET" ? {} : await ctx.bodyParams()) };
+        call.args = params;
+        const value = await services.pool.dispatch(plugin, fn, { principal: ctx.principal, method, params, requestId: ctx.requestId });
+        return { value, outcome: "ok", result: value.kind === "json" ? value.value : undefined };
       });
-      let result;
-      try {
-        // Inside the try: params refused for their nesting (or bad JSON) are an audited refusal too.
-        params = { ...queryParams(ctx.url.searchParams), ...(method === "GET" ? {} : await ctx.bodyParams()) };
-        result = await services.pool.dispatch(plugin, fn, { principal: ctx.principal, method, params, requestId: ctx.requestId });
-      } catch (error) {
-        await audit(error instanceof KnotError ? String(error.code) : "INTERNAL");
-        throw error;
-      }
-      await audit("ok", result.kind === "json" ? result.value : undefined);
       sendResult(ctx.res, result);
     },
   }];
