@@ -42,11 +42,9 @@ export const TOOL_NAME = whole(TOOL);
 export const TOOL_NAME_MAX = 64;
 /** Separates owner and name in a shared tool's or lib's name (`alice__weekly_report`); new tool names may not hold it. */
 export const OWNER_SEPARATOR = "__";
-/** A name a tool or lib is called or imported by: its own name, or `<owner>__<name>` when shared by another user. */
-export const CALLABLE_NAME = whole(`(?:${USER}${OWNER_SEPARATOR})?${TOOL}`);
 /** `plugin:<name>` or `plugin:<name>/<stem>`; groups: the plugin, the stem. */
 export const PLUGIN_SPECIFIER = new RegExp(`^plugin:(${PLUGIN})(?:/(${IDENT}))?$`);
-/** `lib:<callable name>`; group: the name. */
+/** `lib:<name>`: the lib's own name, or `<owner>__<name>` when another user shares it; group: the name. */
 export const LIB_SPECIFIER = new RegExp(`^lib:((?:${USER}${OWNER_SEPARATOR})?${TOOL})$`);
 /** A dependency as a plugin declares it: a plugin name, then an optional semver range; groups: the name, the range. */
 export const PLUGIN_DEPENDENCY = new RegExp(`^(${PLUGIN})\\s*(.*)$`);

@@ -22,12 +22,12 @@ export interface UserAdmin {
   named(name: string): Promise<UserRecord>;
 }
 
-export function parseUserName(name: unknown): string {
+function parseUserName(name: unknown): string {
   if (typeof name !== "string" || !USER_NAME.test(name)) throw new KnotError("INVALID_ARGUMENT", "name must be 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit", { where: "name" });
   return name;
 }
 
-export function parseGroups(groups: unknown): string[] {
+function parseGroups(groups: unknown): string[] {
   if (!Array.isArray(groups)) throw new KnotError("INVALID_ARGUMENT", "groups must be a list of group names", { where: "groups" });
   const bad = groups.find((g) => typeof g !== "string" || !GROUP_NAME.test(g));
   if (bad !== undefined) throw new KnotError("INVALID_ARGUMENT", `group ${JSON.stringify(bad)} is not a group name: 1–64 lower-case letters, digits, _ or -`, { where: "groups" });

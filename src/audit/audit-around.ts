@@ -38,7 +38,7 @@ export type AuditAround = <T>(meta: AuditMeta, work: (call: AuditCall) => Promis
 const NEVER_ABORTED = new AbortController().signal;
 
 /** The outcome of a call that threw: the coded error's code, else INTERNAL. */
-export function errorOutcome(error: unknown): string {
+function errorOutcome(error: unknown): string {
   return error instanceof KnotError ? String(error.code) : "INTERNAL";
 }
 
