@@ -6,20 +6,31 @@ import type { TokenRecord, TokenScopes } from "../store/store.ts";
 import type { AdminDeps } from "./admin.ts";
 
 export const API_TOKEN_PREFIX = "kt_";
+/** What sign-in sessions' tokens are named (web/session-routes.ts mints them): no API token takes or leaves the name. */
+export const SESSION_TOKEN_NAME = "web session";
 
 export interface NewToken {
   readonly userId: string;
-  readonly name: string;
+  /** Checked here: 1–100 characters once trimmed, not the sessions' name. */
+  readonly name: unknown;
   readonly scopes: TokenScopes | null;
   readonly expiresAt: string | null;
 }
 
 export interface TokenAdmin {
   create(input: NewToken): Promise<{ token: TokenRecord; secret: string }>;
+  rename(token: TokenRecord, name: unknown): Promise<void>;
   /** False when it was revoked already; its OAuth grant and open sessions go with it either way. */
   revoke(token: TokenRecord): Promise<boolean>;
   /** On an empty database: the user `admin` and its token's secret; null when there are users. */
   bootstrap(): Promise<string | null>;
+}
+
+function parseTokenName(value: unknown): string {
+  const name = typeof value === "string" ? value.trim() : "";
+  if (name.length < 1 || name.length > 100) throw new KnotError("INVALID_ARGUMENT", "name must be 1–100 characters", { where: "name" });
+  if (name === SESSION_TOKEN_NAME) throw new KnotError("INVALID_ARGUMENT", `"${SESSION_TOKEN_NAME}" is reserved for sign-in sessions`, { where: "name" });
+  return name;
 }
 
 /**
@@ -36,12 +47,17 @@ export function tokenScopes(permissions: readonly string[] | null, write: boolea
 
 export function createTokenAdmin({ store, tokenRevoked }: AdminDeps): TokenAdmin {
   const create = async (input: NewToken) => {
+    const name = parseTokenName(input.name);
     const secret = mintSecret(API_TOKEN_PREFIX);
-    const token = await store.createToken({ ...input, secretHash: hashSecret(secret) });
+    const token = await store.createToken({ ...input, name, secretHash: hashSecret(secret) });
     return { token, secret };
   };
   return {
     create,
+    async rename(token, value) {
+      if (token.name === SESSION_TOKEN_NAME) throw new KnotError("INVALID_ARGUMENT", `"${SESSION_TOKEN_NAME}" tokens cannot be renamed`, { where: "name" });
+      await store.renameToken(token.id, parseTokenName(value));
+    },
     async revoke(token) {
       const revoked = await store.revokeToken(token.id);
       await tokenRevoked(token);

@@ -7,14 +7,13 @@
  */
 import { SESSION_SECRET_PREFIX } from "../auth/authenticate.ts";
 import { hashSecret, mintSecret } from "../auth/secrets.ts";
+import { SESSION_TOKEN_NAME } from "../admin/tokens.ts";
 import { KnotError } from "../errors.ts";
 import { sendJson } from "../http/respond.ts";
 import type { Route } from "../http/router.ts";
 import { toUserData } from "../identity/principal.ts";
 import type { Services } from "../services.ts";
 import { assertCsrfProof, requestIsSecure, SESSION_TTL_MS, sessionCookieHeader, sessionFromCookies } from "./session-cookie.ts";
-
-export const SESSION_TOKEN_NAME = "web session";
 
 export function sessionRoutes(services: Services): Route[] {
   return [
