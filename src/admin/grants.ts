@@ -16,7 +16,7 @@ export interface GrantAdmin {
   list(): Promise<{ subject: string; permission: string }[]>;
 }
 
-export function parsePermission(text: unknown): string {
+function parsePermission(text: unknown): string {
   if (typeof text !== "string" || !PERMISSION.test(text)) {
     throw new KnotError("INVALID_ARGUMENT", `${JSON.stringify(text ?? null)} is not a permission id (e.g. plugin.demo.view_dashboard)`, { where: "permission" });
   }

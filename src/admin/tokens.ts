@@ -5,7 +5,7 @@ import { KnotError } from "../errors.ts";
 import type { TokenRecord, TokenScopes } from "../store/store.ts";
 import type { AdminDeps } from "./admin.ts";
 
-export const API_TOKEN_PREFIX = "kt_";
+const API_TOKEN_PREFIX = "kt_";
 /** What sign-in sessions' tokens are named (web/session-routes.ts mints them): no API token takes or leaves the name. */
 export const SESSION_TOKEN_NAME = "web session";
 

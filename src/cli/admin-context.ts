@@ -20,7 +20,7 @@ export interface CliAdmin {
   close(): Promise<void>;
 }
 
-export async function openAdmin(values: Parameters<typeof resolveConfig>[0]): Promise<CliAdmin> {
+async function openAdmin(values: Parameters<typeof resolveConfig>[0]): Promise<CliAdmin> {
   const config = resolveConfig(values);
   const store = await openStore({ path: config.database });
   const bus = await createChangeBus(config.database, () => {}, silentLogger).catch(async (error: unknown) => {
