@@ -1,19 +1,27 @@
 /** The validated, qualified form of a plugin's `// /// script` metadata block (DESIGN §2). */
 import type { HeaderParam } from "../validation/mcp-param-headers.ts";
 
-export type ParameterType = "string" | "int" | "float" | "bool" | "list";
+export type ParameterType = "string" | "int" | "float" | "bool" | "list" | "object";
 
-export interface ParameterDecl {
-  readonly name: string;
+/** What a value is: a parameter's shape, also a list's `items` (which has no name). */
+export interface ParameterShape {
   readonly type: ParameterType;
   readonly description: string;
-  readonly required: boolean;
-  readonly default?: unknown;
   readonly enum?: readonly unknown[];
   /** Masked in the audit log (003: keys, passwords). */
   readonly secret: boolean;
   /** Masked in the audit log (003: someone's details). */
   readonly personal: boolean;
+  /** `type = "object"`: its members, each a parameter; absent = any object. */
+  readonly properties?: readonly ParameterDecl[];
+  /** `type = "list"`: what each element is; absent = any JSON value. */
+  readonly items?: ParameterShape;
+}
+
+export interface ParameterDecl extends ParameterShape {
+  readonly name: string;
+  readonly required: boolean;
+  readonly default?: unknown;
 }
 
 export interface HandlerDecl {
