@@ -69,6 +69,7 @@ test("a form page round-trips: fields post, the envelope replaces the blocks and
   await page.getByRole("status", { name: "Page message" }).filter({ hasText: "Added web-7" }).waitFor();
   const cells = await page.locator("table.data tbody tr").first().locator("td").allTextContents();
   assert.deepEqual(cells, ["web-7", "16", "eu", "green", "false"]);
+  assert.equal(await page.getByLabel("Host name").inputValue(), "", "the new blocks' form starts afresh");
   await screenshot(page, "page-form-round-trip");
   // The button's action needs a permission this user lacks: the refusal shows, nothing else changes.
   await page.getByRole("button", { name: "Restart all" }).click();

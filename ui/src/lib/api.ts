@@ -97,13 +97,17 @@ export interface Me {
 
 export interface Parameter {
   name: string;
-  type: "string" | "int" | "float" | "bool" | "list";
+  type: "string" | "int" | "float" | "bool" | "list" | "object";
   description?: string;
   required?: boolean;
   default?: unknown;
   enum?: unknown[];
   secret?: boolean;
   personal?: boolean;
+  /** `object`: its members, each a parameter. */
+  properties?: Parameter[];
+  /** `list`: what each element is (absent: any JSON value). */
+  items?: Omit<Parameter, "name" | "required" | "default">;
 }
 
 export interface Tool {

@@ -38,6 +38,8 @@ export function PluginPageView({ plugin, path }: { plugin: string; path: string 
   const [problems, setProblems] = useState<string[]>([]);
   const [toast, setToast] = useState<string | null>(null);
   const [actionError, setActionError] = useState<ApiError | null>(null);
+  // New blocks remount (a submitted form starts empty again rather than keeping what was typed).
+  const [generation, setGeneration] = useState(0);
   useEffect(() => {
     setBlocks(page.data?.blocks ?? null);
     setProblems(page.data?.problems ?? []);
@@ -51,7 +53,10 @@ export function PluginPageView({ plugin, path }: { plugin: string; path: string 
     setActionError(null);
     try {
       const answer = await postForm<Envelope>(`${base}/actions/${encodeURIComponent(action)}`, fields);
-      if (answer.blocks) setBlocks(answer.blocks);
+      if (answer.blocks) {
+        setBlocks(answer.blocks);
+        setGeneration((g) => g + 1);
+      }
       setProblems(answer.problems);
       setToast(answer.toast ?? null);
       const target = answer.redirect ? sameOriginTarget(answer.redirect) : null;
@@ -69,7 +74,7 @@ export function PluginPageView({ plugin, path }: { plugin: string; path: string 
       <ErrorBox error={actionError} title="The action failed" />
       {problems.length > 0 ? <div class="notice small" role="status"><strong>This page has problems:</strong><ul>{problems.map((p, i) => <li key={i}>{p}</li>)}</ul></div> : null}
       {shown.length === 0 ? <p class="empty">This page is empty.</p> : null}
-      {shown.map((block, i) => <PageBlock key={i} block={block} run={run} index={i} />)}
+      {shown.map((block, i) => <PageBlock key={`${generation}-${i}`} block={block} run={run} index={i} />)}
     </section>
   );
 }
