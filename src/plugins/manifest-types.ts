@@ -32,6 +32,8 @@ export interface HandlerDecl {
   /** Changes something (`write = true`, implied by `destructive`): refused to read-only tokens. */
   readonly write: boolean;
   readonly destructive: boolean;
+  /** `area = "…"`: a grouping for the consent screen and `GET /api/plugins` (null: none). */
+  readonly area: string | null;
   readonly line: number;
 }
 
@@ -49,6 +51,8 @@ export interface McpToolDecl {
   readonly inputSchema: JsonSchemaObject;
   /** Arguments the schema mirrors in `Mcp-Param-*` headers (`x-mcp-header`, 2026-07-28); checked on each call. */
   readonly headerParams: readonly HeaderParam[];
+  /** Its own `area`, else its handler's (null: none). */
+  readonly area: string | null;
   readonly line: number;
 }
 
