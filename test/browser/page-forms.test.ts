@@ -60,10 +60,10 @@ test("a form page round-trips: fields post, the envelope replaces the blocks and
   const form = page.locator("form.page-form");
   await form.waitFor();
   await page.getByLabel("Host name").fill("web-7");
-  await page.getByLabel("Cores").fill("16");
-  await page.getByLabel("Region").selectOption("eu");
-  assert.deepEqual(await page.getByLabel("Pool").locator("option").allTextContents(), ["blue", "Green pool"], "dynamic options from pools_data");
-  await page.getByLabel("Pool").selectOption("green");
+  await page.getByLabel("Cores", { exact: true }).fill("16");
+  await page.getByLabel("Region", { exact: true }).selectOption("eu");
+  assert.deepEqual(await page.getByLabel("Pool", { exact: true }).locator("option").allTextContents(), ["blue", "Green pool"], "dynamic options from pools_data");
+  await page.getByLabel("Pool", { exact: true }).selectOption("green");
   await page.getByLabel("Monitored").uncheck();
   await page.getByRole("button", { name: "Add host" }).click();
   await page.getByRole("status", { name: "Page message" }).filter({ hasText: "Added web-7" }).waitFor();
@@ -75,6 +75,37 @@ test("a form page round-trips: fields post, the envelope replaces the blocks and
   await page.getByRole("button", { name: "Restart all" }).click();
   await page.getByRole("alert").filter({ hasText: "permission denied" }).waitFor();
   await context.close();
+});
+
+test("field handlers are offered next to the text fields they apply to: page forms and the run form", async () => {
+  const { user, token } = await app.userWithToken("fay", { grants: ["plugin.fleet.view", "knot.tools.author"] });
+  const { context, page } = await signIn(browser, app, token);
+  await page.goto("/#/pages/fleet/hosts");
+  await page.getByLabel("Host name").fill("db");
+  await page.getByRole("group", { name: "Helpers for host" }).getByRole("button", { name: "Suggest a name" }).click();
+  await page.waitForFunction(() => (globalThis as any).document.getElementById("pf1-host")?.value === "db-42<b>");
+  assert.equal(await page.getByRole("group", { name: "Helpers for region" }).count(), 0, "not on selects");
+  const rows = await app.app.store.queryAudit({ tool: "fleet/suggest_host" });
+  assert.deepEqual(rows[0]?.args, { field: "host", value: "db" }, "the call is audited like any handler call");
+
+  const created = await fetch(`${app.url}/api/tools`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "hello_host", code: "export default (r) => r.params.host;", parameters: [{ name: "host" }, { name: "pin", secret: true }, { name: "n", type: "int" }] }) });
+  const tool = (await created.json() as any).tool;
+  await page.goto(`/#/tools/${tool.id}`);
+  await page.getByRole("tab", { name: "Run" }).click();
+  await page.getByRole("group", { name: "Helpers for host" }).getByRole("button", { name: "Suggest a name" }).click();
+  await page.waitForFunction(() => (globalThis as any).document.getElementById("arg-host")?.value === "host-42<b>");
+  assert.equal(await page.getByRole("group", { name: "Helpers for pin" }).count(), 0, "never on secret fields");
+  assert.equal(await page.getByRole("group", { name: "Helpers for n" }).count(), 1);
+  assert.equal(user.name, "fay");
+  await context.close();
+
+  const stranger = await signIn(browser, app, (await app.userWithToken("sol", { grants: ["knot.tools.author"] })).token);
+  await stranger.page.goto(`/#/tools`);
+  await stranger.page.getByRole("button", { name: "New tool or lib" }).waitFor();
+  const nav: any = await stranger.page.evaluate(async () => (await (await fetch("/api/plugins/navigation", { headers: { "x-knot-csrf": "1" } })).json()));
+  assert.deepEqual(nav.plugins.flatMap((p: any) => p.fieldHandlers), [], "not listed to a user without the gate");
+  await stranger.context.close();
 });
 
 test("hostile envelopes: markup stays text, an off-site redirect is not followed, a same-origin one is", async () => {

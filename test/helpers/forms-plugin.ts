@@ -24,6 +24,12 @@ export const FLEET_MAIN = manifest(`
   handler = "hostile"
   [[tool.knot.handlers]]
   handler = "go_away"
+  [[tool.knot.handlers]]
+  handler = "suggest_host"
+  [[tool.knot.field_handlers]]
+  label = "Suggest a name"
+  handler = "suggest_host"
+  permission = "view"
   [[tool.knot.mcp_tools]]
   name = "add_host_tool"
   description = "Add a host."
@@ -76,6 +82,7 @@ export function hostile(request) {
   };
 }
 export function go_away(request) { return { redirect: request.params.to }; }
+export function suggest_host(request) { return { value: (request.params.value || "host") + "-42<b>" }; }
 `;
 
 export const OTHER_MAIN = manifest(`

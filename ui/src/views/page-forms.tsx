@@ -4,6 +4,7 @@
  * server already checked each action names a handler of this plugin.
  */
 import { useState } from "preact/hooks";
+import { FieldHelpers, useFieldHandlers, type FieldHandler } from "../editor/field-helpers.tsx";
 
 export interface Field {
   name: string;
@@ -23,6 +24,7 @@ export type RunAction = (action: string, fields: Array<[string, string]>) => Pro
 
 export function PageForm({ block, run, idPrefix }: { block: Extract<InteractiveBlock, { type: "form" }>; run: RunAction; idPrefix: string }) {
   const [busy, setBusy] = useState(false);
+  const helpers = useFieldHandlers();
   const onSubmit = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
@@ -45,7 +47,7 @@ export function PageForm({ block, run, idPrefix }: { block: Extract<InteractiveB
         return (
           <div key={field.name} class={field.type === "checkbox" ? "form-row checkbox" : "form-row"}>
             <label for={id}>{field.label}</label>
-            <FieldInput field={field} id={id} />
+            <FieldInput field={field} id={id} helpers={helpers} />
           </div>
         );
       })}
@@ -54,7 +56,8 @@ export function PageForm({ block, run, idPrefix }: { block: Extract<InteractiveB
   );
 }
 
-function FieldInput({ field, id }: { field: Field; id: string }) {
+function FieldInput({ field, id, helpers }: { field: Field; id: string; helpers: FieldHandler[] }) {
+  const [text, setText] = useState(field.value);
   switch (field.type) {
     case "checkbox": return <input id={id} name={field.name} type="checkbox" defaultChecked={field.value === "true"} />;
     case "select": return (
@@ -62,8 +65,14 @@ function FieldInput({ field, id }: { field: Field; id: string }) {
         {(field.options ?? []).map((o) => <option key={o.value} value={o.value} selected={o.value === field.value}>{o.label}</option>)}
       </select>
     );
-    case "number": return <input id={id} name={field.name} type="number" step="any" required={field.required} defaultValue={field.value} />;
-    default: return <input id={id} name={field.name} type="text" required={field.required} defaultValue={field.value} />;
+    case "number": return <>
+      <input id={id} name={field.name} type="number" step="any" required={field.required} value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
+      <FieldHelpers handlers={helpers} field={field.name} value={text} onValue={setText} />
+    </>;
+    default: return <>
+      <input id={id} name={field.name} type="text" required={field.required} value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
+      <FieldHelpers handlers={helpers} field={field.name} value={text} onValue={setText} />
+    </>;
   }
 }
 
