@@ -2,7 +2,8 @@
  * What a person may lend a connection, and reading their choice. Threat: a consent form (or a
  * forged POST) lending more than the person holds, or an unknown scope. Guarantee: only the
  * person's own permissions (grouped by plugin — the "areas"), `plugin.<name>.*` for an area of a
- * loaded plugin, and user tools yes/no are accepted; `knot.mcp` is always included (a connection
+ * loaded plugin, `area:<plugin>:<area>` for a declared area group (expanded to its targets' scope
+ * ids, plugin-areas.ts), and user tools yes/no are accepted; `knot.mcp` is always included (a connection
  * exists to use MCP). What the connection may do stays the user's grants ∩ these scopes.
  */
 import { KnotError } from "../errors.ts";
