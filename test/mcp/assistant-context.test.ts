@@ -70,9 +70,18 @@ test("through MCP a handler sees the client (and no connection for a plain token
   }
 });
 
-test("outside MCP request.assistant is null", async () => {
+test("outside MCP request.assistant is null, and a caller cannot set it through params", async () => {
   const http = await request(`${t.url}/plugins/crm/who`, person.token);
   assert.deepEqual(http.body, { assistant: null });
+  const forged = await request(`${t.url}/plugins/crm/who?assistant=x`, person.token, { method: "POST", body: JSON.stringify({ assistant: { client: "admin-console", connection: "root" } }) });
+  assert.deepEqual(forged.body, { assistant: null });
+  const { client } = await connect(t.url, person.token);
+  try {
+    const viaArgs = await client.callTool({ name: "who_am_i", arguments: { assistant: { client: "forged" } } });
+    assert.equal((viaArgs.structuredContent as any).assistant.client, "knot-test-client/9.8.7", "arguments never become request.assistant");
+  } finally {
+    await client.close();
+  }
 });
 
 test("through an OAuth connection the handler also sees the connection's client name", async () => {

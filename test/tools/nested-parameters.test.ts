@@ -117,6 +117,22 @@ describe("object and list parameters", () => {
     assert.match((http.args as any).contact.phone, /^masked:/);
   });
 
+  it("execute_tool masks the nested secrets of the tool it runs", async () => {
+    const { client } = await connect(t.url, token);
+    try {
+      await client.callTool({ name: "execute_tool", arguments: { name: "call_contact", arguments: { contact: { phone: PHONE }, keys: [{ token: TOKEN, uses: 2 }] } } });
+    } finally {
+      await client.close();
+    }
+    const rows = await t.app.store.queryAudit({ tool: "execute_tool" });
+    assert.ok(rows.length > 0);
+    const args = rows[0]!.args as any;
+    assert.match(args.arguments.contact.phone, /^masked:/);
+    assert.match(args.arguments.keys[0].token, /^masked:/);
+    assert.equal(args.arguments.keys[0].uses, 2);
+    assert.ok(!JSON.stringify(rows).includes(PHONE) && !JSON.stringify(rows).includes(TOKEN));
+  });
+
   it("a value that does not have the declared shape is masked whole (fail closed)", async () => {
     const { client } = await connect(t.url, token);
     try {

@@ -83,6 +83,18 @@ test("an action the user lacks the permission for is refused before it runs", as
   assert.equal(noPage.status, 403, "without the page's own gate, none of its actions run");
 });
 
+test("a read-only token (or a scope that leaves the handler out) cannot run a write action", async () => {
+  const user = (await t.user("rhea", { grants: ["plugin.fleet.view", "plugin.fleet.manage"] }));
+  const readOnly = await t.token(user, { permissions: ["*"], write: false });
+  const refused = await request(action("add_host"), readOnly, { method: "POST", headers: FORM, body: "host=ro" });
+  assert.equal(refused.status, 403);
+  assert.match(refused.body.error, /read-only token/);
+  const narrow = await t.token(user, { permissions: ["plugin.fleet.view", "plugin.fleet.hosts_page"], write: true });
+  assert.equal((await request(action("add_host"), narrow, { method: "POST", headers: FORM, body: "host=ro" })).status, 403);
+  const attempts = (await t.app.store.queryAudit({ tool: "fleet/add_host" })).filter((row) => (row.args as any).host === "ro");
+  assert.deepEqual(attempts.map((row) => row.outcome), ["PERMISSION_DENIED", "PERMISSION_DENIED"], "both refused, both audited, neither ran");
+});
+
 test("script in a toast, a label or a submit text comes back as text, never as markup the UI would insert", async () => {
   const res = await request(action("hostile"), manager, { method: "POST", headers: FORM, body: `note=${encodeURIComponent("<svg onload=alert(1)>")}` });
   assert.equal(res.status, 200);
