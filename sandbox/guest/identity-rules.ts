@@ -15,7 +15,7 @@
  */
 import { I } from "./intrinsics.ts";
 
-export const MAX_ASKED = 64;
+const MAX_ASKED = 64;
 
 /** Whether `held` (with `admin` passing everything) satisfies `asked`: a string, or a non-empty list meaning all of it. */
 export function holdsAll(admin: boolean, held: readonly string[], asked: unknown): boolean {

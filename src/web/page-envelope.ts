@@ -13,7 +13,7 @@
  */
 import { asText, renderBlocks, type RenderedBlock } from "./page-document.ts";
 
-export const TOAST_CHARS = 500;
+const TOAST_CHARS = 500;
 const ENVELOPE_KEYS = ["blocks", "toast", "redirect"];
 
 export interface ActionEnvelope {

@@ -18,7 +18,7 @@
 import { JS_IDENTIFIER } from "../plugins/manifest/checks.ts";
 
 export const FORM_LIMITS = Object.freeze({ fields: 50, options: 500, buttonParams: 50, dataHandlers: 10 });
-export const FIELD_TYPES = ["text", "number", "select", "checkbox"] as const;
+const FIELD_TYPES = ["text", "number", "select", "checkbox"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 

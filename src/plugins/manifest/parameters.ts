@@ -104,8 +104,9 @@ function checkParameter(table: TomlTable, path: KeyPath, walk: Walk, level: numb
   const shape = checkShape(table, path, walk, level);
   const defaultValue = table["default"];
   if (defaultValue !== undefined && shape) {
-    const mismatch = tooDeep(defaultValue) ? null : valueMismatch(shape, defaultValue);
-    if (tooDeep(defaultValue)) {
+    const deep = tooDeep(defaultValue);
+    const mismatch = deep ? null : valueMismatch(shape, defaultValue);
+    if (deep) {
       report([...path, "default"], `nests deeper than ${PARAMETER_LIMITS.maxValueDepth} levels`);
     } else if (mismatch) {
       report([...path, "default"], `${mismatch} (got ${describeValue(defaultValue)})`);
