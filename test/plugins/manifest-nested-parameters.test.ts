@@ -84,6 +84,7 @@ test("an object default is checked against the declared members; item tables ref
     { name: "l", type: "list", default: [1, "x"], items: "int" },
     { name: "m", type: "list", items: { name: "x", type: "int", required: true } },
     { name: "o", type: "object", properties: [{ name: "a" }, { name: "a" }] },
+    { name: "e", type: "list", items: "int", enum: [[1, 2], [1, "x"]] },
   ], "parameters");
   assert.equal(bad.ok, false);
   const messages = bad.ok ? [] : bad.errors.map((e) => e.message);
@@ -94,6 +95,7 @@ test("an object default is checked against the declared members; item tables ref
     "parameters[3].items.name is not a known key (expected one of: type, description, enum, secret, personal, properties, items)",
     "parameters[3].items.required is not a known key (expected one of: type, description, enum, secret, personal, properties, items)",
     'parameters[4].properties[1].name repeats parameter name "a"',
+    'parameters[5].enum[1] at [1]: must be an integer to match type "int" (got an array)',
   ]);
 });
 

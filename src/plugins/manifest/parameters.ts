@@ -143,6 +143,14 @@ function checkShape(table: TomlTable, path: KeyPath, walk: Walk, level: number):
     else items = checkItems(table["items"], [...path, "items"], walk, level + 1);
   }
   if (type === undefined || items === null) return null;
+  if (enumValues && (properties || items)) {
+    // Enum values of an object or list must fit its declared members and items too.
+    const shape = { type, description, secret, personal, ...(properties ? { properties } : {}), ...(items ? { items } : {}) };
+    enumValues.forEach((value, index) => {
+      const mismatch = valueMismatch(shape, value);
+      if (mismatch) report([...path, "enum", index], `${mismatch} (got ${describeValue(value)})`);
+    });
+  }
   return {
     type, description, secret, personal,
     ...(enumValues !== undefined ? { enum: enumValues } : {}),
