@@ -12,6 +12,7 @@
  *     { type: "stat", label: "Queue", value: 3 },
  *     { type: "kv", items: [{ key: "Region", value: "eu-1" }] },
  *     { type: "table", columns: ["Host", "Load"], rows: [["a", 0.2]] },
+ *     { type: "form", action: "add_host", fields: [{ name: "host" }] },   // page-forms.ts
  *   ] };
  * }
  */
