@@ -99,7 +99,7 @@ test("an object default is checked against the declared members; item tables ref
   ]);
 });
 
-test("nesting is bounded: at most 8 levels of declared parameters and 256 in all", () => {
+test("nesting is bounded: at most 8 levels of declared parameters and 128 in all", () => {
   const chain = (levels: number) => {
     // p1 holds p2 … holds p<levels>, a string.
     let node: any = { name: `p${levels}` };
@@ -115,5 +115,5 @@ test("nesting is bounded: at most 8 levels of declared parameters and 256 in all
   const wide = Array.from({ length: 5 }, (_, i) => ({ name: `o${i}`, type: "object", properties: Array.from({ length: 60 }, (_, j) => ({ name: `m${j}` })) }));
   const many = validateParameterDecls(wide, "parameters");
   assert.equal(many.ok, false);
-  assert.match(many.ok ? "" : many.errors[0]!.message, /at most 256 parameters in all/);
+  assert.match(many.ok ? "" : many.errors[0]!.message, /at most 128 parameters in all/);
 });
