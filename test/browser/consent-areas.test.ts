@@ -63,3 +63,13 @@ test("areas are shown with their tools; lending one lends exactly its targets", 
   assert.deepEqual(connection?.scopes, { permissions: ["knot.mcp", "plugin.crm.list_people"], write: false });
   await context.close();
 });
+
+test("the admin Plugins page lists each plugin's areas", async () => {
+  const { context, page } = await signIn(browser, app, (await app.userWithToken("ada", { admin: true })).token);
+  await page.goto("/#/plugins");
+  const areas = page.locator(".plugin-areas");
+  await areas.locator('[data-area="content"]').waitFor();
+  assert.equal(await areas.locator('[data-area="content"]').textContent(), "content: rename_pagechanges things");
+  assert.equal(await areas.locator('[data-area="people"]').textContent(), "people: list_people");
+  await context.close();
+});
