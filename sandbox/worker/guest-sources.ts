@@ -18,6 +18,7 @@ export const GUEST_FILES = [
   "toon.ts",
   "content.ts",
   "tool.ts",
+  "identity-rules.ts",
   "identity.ts",
   "plugin.ts",
   "run-tool.ts",

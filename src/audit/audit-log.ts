@@ -17,18 +17,19 @@ import { assertJsonDepth } from "../validation/json-depth.ts";
 import { auditAround, type AuditAround } from "./audit-around.ts";
 import { boundArgs, clampNullable, clampText } from "./audit-bounds.ts";
 import { createAuditQueue } from "./audit-queue.ts";
+import { maskAtPaths, maskPathSteps } from "./mask-paths.ts";
 
 export interface AuditRecord {
   readonly principal: Principal | null;
   readonly surface: AuditEntryInput["surface"];
   readonly tool: string;
   readonly args: Readonly<Record<string, unknown>>;
-  /** Argument names whose values must be masked. */
+  /** Arguments whose values must be masked: names, or nested paths (`contact.phone`, `contacts[].phone`). */
   readonly masked?: ReadonlySet<string> | readonly string[];
   /**
-   * Members of an object argument to mask, by the argument's name: the names, or "*" for every
-   * member (execute_tool's `arguments`, masked by the target tool's flags). A value under such an
-   * argument that is not an object is masked whole.
+   * Members of an object argument to mask, by the argument's name: paths inside it (`pin`,
+   * `contact.phone`, `items[].token`), or "*" for every member (execute_tool's `arguments`, masked
+   * by the target tool's flags). A value that does not have the declared shape is masked whole.
    */
   readonly maskedWithin?: Readonly<Record<string, readonly string[] | "*">>;
   /** "ok" or an error code. */
@@ -126,17 +127,23 @@ export async function createAuditLog(options: { store: Store; maskKey: string | 
   return log;
 }
 
+/** `masked` and `maskedWithin` marks (nested paths like `contact.phone`, see mask-paths.ts) applied to the args. */
 function maskedArgs(entry: AuditRecord, mask: (value: unknown) => string): Record<string, unknown> {
-  const masked = new Set(entry.masked ?? []);
-  const within = entry.maskedWithin ?? {};
-  return Object.fromEntries(Object.entries(entry.args).map(([name, value]) => {
-    if (masked.has(name)) return [name, mask(value)];
-    const inner = within[name];
-    if (inner === undefined) return [name, value];
-    if (value === null || typeof value !== "object" || Array.isArray(value)) return [name, mask(value)];
-    const names = inner === "*" ? null : new Set(inner);
-    return [name, Object.fromEntries(Object.entries(value).map(([k, v]) => [k, names === null || names.has(k) ? mask(v) : v]))];
-  }));
+  const paths: string[][] = [...(entry.masked ?? [])].map(maskPathSteps);
+  const args: Record<string, unknown> = { ...entry.args };
+  for (const [name, inner] of Object.entries(entry.maskedWithin ?? {})) {
+    if (inner !== "*") {
+      for (const path of inner) paths.push([name, ...maskPathSteps(path)]);
+      continue;
+    }
+    // "*": every member of the object argument; anything else there is masked whole.
+    const value = args[name];
+    if (value === undefined) continue;
+    args[name] = value !== null && typeof value === "object" && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mask(v)]))
+      : mask(value);
+  }
+  return maskAtPaths(args, paths, mask);
 }
 
 /** The client's own `x-request-id`, when the request carried one (kept apart from the server's id). */

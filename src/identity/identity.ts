@@ -1,20 +1,21 @@
-import { effectiveIsAdmin, hasPermission, toUserData, type Principal, type UserData } from "./principal.ts";
+import { holdsAll } from "../../sandbox/guest/identity-rules.ts";
+import { toUserData, type Principal, type UserData } from "./principal.ts";
 
 /**
  * The authoritative caller object that `knot:identity.user()` returns to plugin code: inert data
- * plus checks answered from the host's own record of the principal (admin passes every check).
+ * plus checks answered by the one rule user tools use too (sandbox/guest/identity-rules.ts): from
+ * the caller's scope-narrowed data, a list meaning all of its entries, an admin passing every check.
  */
 export interface Identity extends UserData {
-  hasPermission(permission: string): boolean;
-  inGroup(group: string): boolean;
+  hasPermission(permission: string | readonly string[]): boolean;
+  inGroup(group: string | readonly string[]): boolean;
 }
 
 export function createIdentity(principal: Principal): Identity {
   const data = toUserData(principal);
-  const admin = effectiveIsAdmin(principal);
   return Object.freeze({
     ...data,
-    hasPermission: (permission: string) => hasPermission(principal, String(permission)),
-    inGroup: (group: string) => admin || principal.groups.includes(String(group)),
+    hasPermission: (permission: string | readonly string[]) => holdsAll(data.isAdmin, data.permissions, permission),
+    inGroup: (group: string | readonly string[]) => holdsAll(data.isAdmin, data.groups, group),
   });
 }

@@ -35,7 +35,7 @@ const SAVE_SCHEMA: JsonSchemaObject = {
     code: { type: "string", description: "JavaScript (or TypeScript) ES module; its default export (or main) takes one `request` argument. Use knot:tool getters and return* functions." },
     language: { type: "string", enum: ["js", "ts"] },
     kind: { type: "string", enum: ["tool", "lib"] },
-    parameters: { type: "array", description: "Declared parameters: {name, type: string|int|float|bool|list, description, required, default, enum, secret, personal}.", items: { type: "object" } },
+    parameters: { type: "array", description: "Declared parameters: {name, type: string|int|float|bool|list|object, description, required, default, enum, secret, personal; an object has properties: [parameters], a list items: a type or {type, properties, …}}.", items: { type: "object" } },
     sharing: { type: "string", description: '"private", "everyone" or "@group".' },
     active: { type: "boolean" },
     readOnly: { type: "boolean" },

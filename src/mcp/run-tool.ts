@@ -38,6 +38,7 @@ async function runPluginTool(deps: CallDeps, ctx: CallContext, tool: Extract<Can
   try {
     const result = await untilAborted(deps.pool.invoke(plugin, fn, `/mcp/tools/${decl.name}`, {
       principal: ctx.principal, method: "CALL", params: args, requestId: ctx.requestId, tool: state,
+      assistant: { client: ctx.client, connection: ctx.principal.clientName ?? null },
     }), ctx.signal);
     return { result: toolResult(result), summary: summaryValue(result) };
   } catch (error) {

@@ -15,6 +15,18 @@ export interface CallContext {
   readonly requestId: string | null;
   /** The plugin whose handler is running (so `knot:events.emit` knows whose declarations apply). */
   readonly plugin?: string;
+  /** Set when the call came through MCP (and kept for the handlers it `call()`s). */
+  readonly assistant?: AssistantContext | null;
+}
+
+/**
+ * `request.assistant` of a handler called through MCP: `client` is the MCP client's
+ * `name/version` (from initialize; null when it gave none), `connection` the OAuth connection's
+ * client name when the token is one (null for a plain token). Null for every other caller.
+ */
+export interface AssistantContext {
+  readonly client: string | null;
+  readonly connection: string | null;
 }
 
 /** The in-process `call()` that `knot:plugin` forwards to. */

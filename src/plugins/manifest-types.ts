@@ -1,19 +1,27 @@
 /** The validated, qualified form of a plugin's `// /// script` metadata block (DESIGN §2). */
 import type { HeaderParam } from "../validation/mcp-param-headers.ts";
 
-export type ParameterType = "string" | "int" | "float" | "bool" | "list";
+export type ParameterType = "string" | "int" | "float" | "bool" | "list" | "object";
 
-export interface ParameterDecl {
-  readonly name: string;
+/** What a value is: a parameter's shape, also a list's `items` (which has no name). */
+export interface ParameterShape {
   readonly type: ParameterType;
   readonly description: string;
-  readonly required: boolean;
-  readonly default?: unknown;
   readonly enum?: readonly unknown[];
   /** Masked in the audit log (003: keys, passwords). */
   readonly secret: boolean;
   /** Masked in the audit log (003: someone's details). */
   readonly personal: boolean;
+  /** `type = "object"`: its members, each a parameter; absent = any object. */
+  readonly properties?: readonly ParameterDecl[];
+  /** `type = "list"`: what each element is; absent = any JSON value. */
+  readonly items?: ParameterShape;
+}
+
+export interface ParameterDecl extends ParameterShape {
+  readonly name: string;
+  readonly required: boolean;
+  readonly default?: unknown;
 }
 
 export interface HandlerDecl {
@@ -24,6 +32,8 @@ export interface HandlerDecl {
   /** Changes something (`write = true`, implied by `destructive`): refused to read-only tokens. */
   readonly write: boolean;
   readonly destructive: boolean;
+  /** `area = "…"`: a grouping for the consent screen and `GET /api/plugins` (null: none). */
+  readonly area: string | null;
   readonly line: number;
 }
 
@@ -41,6 +51,8 @@ export interface McpToolDecl {
   readonly inputSchema: JsonSchemaObject;
   /** Arguments the schema mirrors in `Mcp-Param-*` headers (`x-mcp-header`, 2026-07-28); checked on each call. */
   readonly headerParams: readonly HeaderParam[];
+  /** Its own `area`, else its handler's (null: none). */
+  readonly area: string | null;
   readonly line: number;
 }
 

@@ -10,7 +10,7 @@ import { KnotError } from "../errors.ts";
 import { assertPluginGate } from "../identity/plugin-gate.ts";
 import { toUserData, type Principal } from "../identity/principal.ts";
 import type { Logger } from "../log.ts";
-import { runWithContext, type PluginCaller } from "./call-context.ts";
+import { currentContext, runWithContext, type AssistantContext, type PluginCaller } from "./call-context.ts";
 import type { PluginRegistry, HandlerFunction, LoadedPlugin } from "./registry.ts";
 import { createToolState, isToolReturn, type ToolState } from "./tool-state.ts";
 
@@ -21,6 +21,8 @@ export interface DispatchInput {
   readonly params: Record<string, unknown>;
   readonly requestId?: string | null;
   readonly tool?: ToolState | null;
+  /** Who asked through MCP; absent → inherited from the calling handler's context (null outside MCP). */
+  readonly assistant?: AssistantContext | null;
 }
 
 export interface PluginPool extends PluginCaller {
@@ -52,11 +54,14 @@ export function createPluginPool(registry: PluginRegistry, options: { deadlineMs
     },
     async invoke(plugin, fn, path, input) {
       const tool = input.tool ?? createToolState(input.params);
+      // A handler `call()`ed by an MCP tool's handler still acts for that assistant.
+      const assistant = input.assistant !== undefined ? input.assistant : (currentContext()?.assistant ?? null);
       const request = Object.freeze({
         method: input.method, path, params: structuredClone(input.params),
         config: structuredClone(plugin.config) as Record<string, unknown>, user: toUserData(input.principal),
+        assistant: assistant === null ? null : Object.freeze({ ...assistant }),
       });
-      const context = { principal: input.principal, pool, tool, requestId: input.requestId ?? null, plugin: plugin.name };
+      const context = { principal: input.principal, pool, tool, requestId: input.requestId ?? null, plugin: plugin.name, assistant };
       const run = () => runWithContext(context, async () => fn(request));
       const returned = await withDeadline(run, options.deadlineMs, plugin.name, fn.name).catch((error: unknown) => {
         if (isToolReturn(error)) return undefined;

@@ -71,13 +71,17 @@ export type Sharing = "private" | "everyone" | `@${string}`;
 
 export interface UserToolParameter {
   readonly name: string;
-  readonly type: "string" | "int" | "float" | "bool" | "list";
+  readonly type: "string" | "int" | "float" | "bool" | "list" | "object";
   readonly description?: string;
   readonly required?: boolean;
   readonly default?: unknown;
   readonly enum?: readonly unknown[];
   readonly secret?: boolean;
   readonly personal?: boolean;
+  /** `object`: its members, each a parameter (the plugin parameter model). */
+  readonly properties?: readonly UserToolParameter[];
+  /** `list`: what each element is. */
+  readonly items?: Omit<UserToolParameter, "name" | "required" | "default">;
 }
 
 /**

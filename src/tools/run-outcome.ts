@@ -8,7 +8,28 @@ export function runOutcomeJson(outcome: RunOutcome) {
   return { ok: true as const, result: resultValue(outcome.result), resultKind: outcome.result.kind, log: outcome.log, durationMs };
 }
 
-/** Names of parameters whose values the audit log masks. */
-export function maskedParameters(parameters: readonly { name: string; secret?: boolean; personal?: boolean }[] = []): string[] {
-  return parameters.filter((p) => p.secret === true || p.personal === true).map((p) => p.name);
+/**
+ * Paths of the arguments the audit log masks: a parameter marked `secret`/`personal` by its name,
+ * a nested one by its path (`contact.phone`, `contacts[].phone`, `tokens[]`; see audit/mask-paths.ts).
+ */
+export function maskedParameters(parameters: readonly MaskableParameter[] = [], prefix = ""): string[] {
+  return parameters.flatMap((p) => maskedWithinShape(p, `${prefix}${p.name}`));
+}
+
+interface MaskableShape {
+  secret?: boolean;
+  personal?: boolean;
+  properties?: readonly MaskableParameter[];
+  items?: MaskableShape;
+}
+interface MaskableParameter extends MaskableShape {
+  name: string;
+}
+
+function maskedWithinShape(shape: MaskableShape, path: string): string[] {
+  if (shape.secret === true || shape.personal === true) return [path];
+  return [
+    ...(shape.properties ? maskedParameters(shape.properties, `${path}.`) : []),
+    ...(shape.items ? maskedWithinShape(shape.items, `${path}[]`) : []),
+  ];
 }

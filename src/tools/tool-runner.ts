@@ -12,7 +12,7 @@ import { KnotError } from "../errors.ts";
 import { mayWrite, toUserData, type Principal } from "../identity/principal.ts";
 import { scopeAllows } from "../identity/scopes.ts";
 import { parametersToJsonSchema } from "../plugins/manifest/index.ts";
-import type { JsonSchemaObject, ParameterDecl } from "../plugins/manifest-types.ts";
+import type { JsonSchemaObject, ParameterDecl, ParameterShape } from "../plugins/manifest-types.ts";
 import type { PluginRegistry } from "../plugins/registry.ts";
 import type { UserToolParameter, UserToolRecord } from "../store/store.ts";
 import { validateArguments } from "../validation/json-schema.ts";
@@ -72,10 +72,18 @@ const schemas = new WeakMap<object, JsonSchemaObject>();
 
 export function toParameterDecls(parameters: readonly UserToolParameter[] = []): ParameterDecl[] {
   return parameters.map((p) => ({
-    name: p.name, type: p.type, description: p.description ?? "", required: p.required === true,
-    ...(p.default !== undefined ? { default: p.default } : {}), ...(p.enum ? { enum: p.enum } : {}),
-    secret: p.secret === true, personal: p.personal === true,
+    name: p.name, ...toShape(p), required: p.required === true,
+    ...(p.default !== undefined ? { default: p.default } : {}),
   }));
+}
+
+function toShape(p: Omit<UserToolParameter, "name" | "required" | "default">): ParameterShape {
+  return {
+    type: p.type, description: p.description ?? "", ...(p.enum ? { enum: p.enum } : {}),
+    secret: p.secret === true, personal: p.personal === true,
+    ...(p.properties ? { properties: toParameterDecls(p.properties) } : {}),
+    ...(p.items ? { items: toShape(p.items) } : {}),
+  };
 }
 
 export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {

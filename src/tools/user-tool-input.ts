@@ -5,6 +5,7 @@
  */
 import { KnotError } from "../errors.ts";
 import { validateParameterDecls } from "../plugins/manifest/index.ts";
+import type { ParameterDecl, ParameterShape } from "../plugins/manifest-types.ts";
 import type { Sharing, UserToolInput, UserToolParameter } from "../store/store.ts";
 import { EVENT_TYPE, GROUP_SHARING, OWNER_SEPARATOR, TOOL_NAME, TOOL_NAME_MAX } from "../../sandbox/guest/names.ts";
 
@@ -75,9 +76,23 @@ export function parseDraftInput(draft: Record<string, unknown>): Pick<UserToolIn
 export function parseToolParameters(raw: unknown): UserToolParameter[] {
   const result = validateParameterDecls(raw, "parameters", { code: "INVALID_ARGUMENT" });
   if (!result.ok) throw result.errors[0]!;
-  return result.params.map((p) => ({
-    name: p.name, type: p.type, description: p.description, required: p.required,
-    ...(p.default !== undefined ? { default: p.default } : {}), ...(p.enum ? { enum: [...p.enum] } : {}),
+  return result.params.map(storedParameter);
+}
+
+/** A checked declaration as a user tool stores it (nested members and items included). */
+function storedParameter(p: ParameterDecl): UserToolParameter {
+  return {
+    name: p.name, ...storedShape(p), required: p.required,
+    ...(p.default !== undefined ? { default: p.default } : {}),
+  };
+}
+
+function storedShape(p: ParameterShape): Omit<UserToolParameter, "name" | "required" | "default"> & { description: string; secret: boolean; personal: boolean } {
+  return {
+    type: p.type, description: p.description,
+    ...(p.enum ? { enum: [...p.enum] } : {}),
     secret: p.secret, personal: p.personal,
-  }));
+    ...(p.properties ? { properties: p.properties.map(storedParameter) } : {}),
+    ...(p.items ? { items: storedShape(p.items) } : {}),
+  };
 }

@@ -99,8 +99,16 @@ export function validateArguments(schema: object, args: unknown, tool: string): 
   const copy = structuredClone(args) as Record<string, unknown>;
   if (validate(copy)) return copy;
   const error = validate.errors?.[0];
+  const at = argumentPath(error?.instancePath ?? "");
   const missing = error?.keyword === "required" ? String((error.params as { missingProperty?: string }).missingProperty) : null;
-  const name = missing ?? error?.instancePath.split("/").filter(Boolean).join(".") ?? "";
-  const message = missing ? `argument "${missing}" of "${tool}" is required` : `argument "${name}" of "${tool}" ${error?.message ?? "is invalid"}`;
+  // A nested required member is named by its whole path: `contact.phone`, `contacts[1].phone`.
+  const name = missing === null ? at : at === "" ? missing : `${at}.${missing}`;
+  const message = missing !== null ? `argument "${name}" of "${tool}" is required` : `argument "${name}" of "${tool}" ${error?.message ?? "is invalid"}`;
   throw new KnotError("INVALID_ARGUMENT", message, { where: name });
+}
+
+/** ajv's JSON Pointer (`/contacts/1/phone`) as an argument path (`contacts[1].phone`). */
+function argumentPath(pointer: string): string {
+  return pointer.split("/").filter(Boolean).map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path === "" ? segment : `${path}.${segment}`), "");
 }

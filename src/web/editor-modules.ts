@@ -47,7 +47,7 @@ export const KNOT_MODULE_DOCS: readonly EditorModule[] = Object.freeze([
   },
   {
     specifier: "knot:identity", kind: "knot", exports: [
-      { name: "user", detail: "() → User", info: "The caller: name, id, isAdmin, groups, permissions, pluginPermissions, hasPermission(id), inGroup(g)." },
+      { name: "user", detail: "() → User", info: "The caller: name, id, isAdmin, groups, permissions, pluginPermissions, hasPermission(id or [ids]: all of them), inGroup(g or [gs])." },
     ],
   },
   {

@@ -12,16 +12,19 @@
  *     { type: "stat", label: "Queue", value: 3 },
  *     { type: "kv", items: [{ key: "Region", value: "eu-1" }] },
  *     { type: "table", columns: ["Host", "Load"], rows: [["a", 0.2]] },
+ *     { type: "form", action: "add_host", fields: [{ name: "host" }] },   // page-forms.ts
  *   ] };
  * }
  */
 import { renderMarkdown } from "./markdown.ts";
+import { renderInteractive, type InteractiveBlock } from "./page-forms.ts";
 
 export type PageBlock =
   | { type: "markdown"; text: string }
   | { type: "kv"; items: { key: unknown; value: unknown }[] }
   | { type: "table"; columns: unknown[]; rows: unknown[][] }
-  | { type: "stat"; label: unknown; value: unknown; hint?: unknown };
+  | { type: "stat"; label: unknown; value: unknown; hint?: unknown }
+  | { type: "form" | "button"; [key: string]: unknown };
 
 export interface PageDocument {
   title?: string;
@@ -32,7 +35,8 @@ export type RenderedBlock =
   | { type: "markdown"; html: string }
   | { type: "kv"; items: { key: string; value: string }[] }
   | { type: "table"; columns: string[]; rows: string[][] }
-  | { type: "stat"; label: string; value: string; hint: string | null };
+  | { type: "stat"; label: string; value: string; hint: string | null }
+  | InteractiveBlock;
 
 export interface RenderedPage {
   title: string | null;
@@ -59,15 +63,27 @@ export function renderPageDocument(value: unknown): RenderedPage {
     return { title: null, blocks: [], problems: ["the page handler must return { title?, blocks: [...] } or a markdown string"] };
   }
   const doc = value as PageDocument;
+  return { title: doc.title === undefined || doc.title === null ? null : asText(doc.title), ...renderBlocks(doc.blocks) };
+}
+
+/** A list of blocks (a document's, or an action envelope's) → what the UI shows, and what was left out. */
+export function renderBlocks(raw: unknown[]): { blocks: RenderedBlock[]; problems: string[] } {
   const problems: string[] = [];
   const blocks: RenderedBlock[] = [];
-  if (doc.blocks.length > PAGE_LIMITS.blocks) problems.push(`only the first ${PAGE_LIMITS.blocks} of ${doc.blocks.length} blocks are shown`);
-  doc.blocks.slice(0, PAGE_LIMITS.blocks).forEach((block, i) => {
+  if (raw.length > PAGE_LIMITS.blocks) problems.push(`only the first ${PAGE_LIMITS.blocks} of ${raw.length} blocks are shown`);
+  raw.slice(0, PAGE_LIMITS.blocks).forEach((block, i) => {
     const problem = blockProblem(block);
-    if (problem) problems.push(`blocks[${i}]: ${problem}`);
-    else blocks.push(renderBlock(block));
+    if (problem) {
+      problems.push(`blocks[${i}]: ${problem}`);
+      return;
+    }
+    const b = block as PageBlock;
+    if (b.type !== "form" && b.type !== "button") return blocks.push(renderBlock(b as StaticBlock));
+    const interactive = renderInteractive(b as Record<string, unknown>, asText);
+    if (typeof interactive === "string") problems.push(`blocks[${i}]: ${interactive}`);
+    else blocks.push(interactive);
   });
-  return { title: doc.title === undefined || doc.title === null ? null : asText(doc.title), blocks, problems };
+  return { blocks, problems };
 }
 
 function blockProblem(block: unknown): string | null {
@@ -86,12 +102,16 @@ function blockProblem(block: unknown): string | null {
       return b.rows.length > PAGE_LIMITS.rows ? `table has over ${PAGE_LIMITS.rows} rows` : null;
     case "stat":
       return "label" in b && "value" in b ? null : "stat needs label and value";
+    case "form": case "button":
+      return null;
     default:
-      return `unknown block type ${JSON.stringify(b.type)} (markdown, kv, table or stat)`;
+      return `unknown block type ${JSON.stringify(b.type)} (markdown, kv, table, stat, form or button)`;
   }
 }
 
-function renderBlock(block: PageBlock): RenderedBlock {
+type StaticBlock = Exclude<PageBlock, { type: "form" | "button" }>;
+
+function renderBlock(block: StaticBlock): RenderedBlock {
   switch (block.type) {
     case "markdown": return { type: "markdown", html: renderMarkdown(block.text) };
     case "kv": return { type: "kv", items: block.items.map((item) => ({ key: asText(item.key), value: asText(item.value) })) };

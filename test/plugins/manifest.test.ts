@@ -85,8 +85,8 @@ test("a full manifest parses to qualified declarations with lines, defaults and 
     requires: ">=0.1",
     permissions: ["plugin.metrics.export", "plugin.metrics.view_dashboard"],
     handlers: [
-      { handler: "export_all", permission: "plugin.metrics.export", write: false, destructive: false, line: 11 },
-      { handler: "ping", permission: null, write: false, destructive: false, line: 15 },
+      { handler: "export_all", permission: "plugin.metrics.export", write: false, destructive: false, area: null, line: 11 },
+      { handler: "ping", permission: null, write: false, destructive: false, area: null, line: 15 },
     ],
     mcpTools: [
       {
@@ -100,6 +100,7 @@ test("a full manifest parses to qualified declarations with lines, defaults and 
         write: false,
         inputSchema: { type: "object", properties: {} },
         headerParams: [],
+        area: null,
         line: 18,
       },
       {
@@ -131,6 +132,7 @@ test("a full manifest parses to qualified declarations with lines, defaults and 
           required: ["reason", "dry_run"],
         },
         headerParams: [],
+        area: null,
         line: 23,
       },
     ],
@@ -175,7 +177,7 @@ export async function export_all(request) {}
 
 test("the DESIGN.md example parses; a minimal block gets its defaults", () => {
   const example = parseOk(DESIGN_EXAMPLE);
-  assert.deepEqual(example.handlers, [{ handler: "export_all", permission: "plugin.metrics.export", write: false, destructive: false, line: 9 }]);
+  assert.deepEqual(example.handlers, [{ handler: "export_all", permission: "plugin.metrics.export", write: false, destructive: false, area: null, line: 9 }]);
   assert.equal(example.mcpTools[0]?.line, 13);
   assert.deepEqual(example.mcpTools[0]?.inputSchema, {
     type: "object",

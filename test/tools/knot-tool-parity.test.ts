@@ -9,6 +9,8 @@ import { after, before, describe, it } from "node:test";
 import type { SandboxPool } from "../../sandbox/index.ts";
 import type { Principal } from "../../src/identity/principal.ts";
 import { KnotError } from "../../src/errors.ts";
+import { toUserData } from "../../src/identity/principal.ts";
+import type { GuestUser } from "../../sandbox/index.ts";
 import { manifest, request, startApp, tempDir, writePlugin, type TestApp } from "../helpers/fixtures.ts";
 import { createTestPool, runTool } from "../sandbox/harness.ts";
 
@@ -24,8 +26,29 @@ function probe(request) {
   }
   if (p.__mode === "uncaught") return t.getInt("missing");
   if (p.__mode === "toon") t.returnToon(p.value);
+  if (p.__mode === "identity") {
+    const u = id.user();
+    return p.__asks.map((ask) => ({ permission: u.hasPermission(ask), group: u.inGroup(ask) }));
+  }
   return "unknown mode";
 }`;
+
+/**
+ * knot:identity's hasPermission / inGroup: [what is asked, expected hasPermission, expected inGroup]
+ * for a caller granted plugin.parity.read and plugin.parity.write, in group "staff" and "ops".
+ * A list means all of it; an empty list, a non-string and a list holding one are false.
+ */
+const IDENTITY_CASES: Array<[unknown, boolean, boolean]> = [
+  ["plugin.parity.read", true, false], ["plugin.parity.admin", false, false], ["staff", false, true],
+  [["plugin.parity.read", "plugin.parity.write"], true, false], [["plugin.parity.read", "plugin.parity.admin"], false, false],
+  [["staff", "ops"], false, true], [["staff", "nope"], false, false], [["plugin.parity.read"], true, false],
+  [[], false, false], [42, false, false], [null, false, false], [["plugin.parity.read", 1], false, false],
+  [{ 0: "plugin.parity.read", length: 1 }, false, false], ["plugin.parity.read,plugin.parity.write", false, false],
+  [["staff", ["ops"]], false, false], [Array.from({ length: 65 }, () => "staff"), false, false],
+];
+const ADMIN_CASES: Array<[unknown, boolean, boolean]> = [
+  ["anything.at.all", true, true], [["a", "b"], true, true], [[], false, false], [7, false, false], [["a", 7], false, false],
+];
 
 const ERR = Symbol("INVALID_ARGUMENT");
 const ABSENT = Symbol("absent");
@@ -95,10 +118,10 @@ describe("knot:tool parity: plugin handler and user tool", () => {
         version = "1.0.0"
         [[tool.knot.handlers]]
         handler = "probe"
-      `) + `import * as t from "knot:tool";\n${PROBE}\nexport { probe };\n`,
+      `) + `import * as t from "knot:tool";\nimport * as id from "knot:identity";\n${PROBE}\nexport { probe };\n`,
     });
     t = await startApp({ pluginsDir: dir });
-    const ann = await t.userWithToken("ann");
+    const ann = await t.userWithToken("ann", { grants: ["plugin.parity.read", "plugin.parity.write"], groups: ["staff", "ops"] });
     token = ann.token;
     principal = (await t.app.auth.principalFor(ann.user.id))!;
     pool = createTestPool();
@@ -108,10 +131,10 @@ describe("knot:tool parity: plugin handler and user tool", () => {
     await t.close();
   });
 
-  const inPlugin = (params: Record<string, unknown>) => t.app.pool.dispatch("parity", "probe", { principal, method: "POST", params });
-  /** The run's verdict only (its log and duration are not part of the answer). */
-  const inSandbox = async (params: Record<string, unknown>) => {
-    const outcome = await runTool(pool, `import * as t from "knot:tool";\n${PROBE}\nexport default probe;\n`, { params });
+  const inPlugin = (params: Record<string, unknown>, who = principal) => t.app.pool.dispatch("parity", "probe", { principal: who, method: "POST", params });
+  /** The run's verdict only (its log and duration are not part of the answer); the run's user is what the host would send for `who`. */
+  const inSandbox = async (params: Record<string, unknown>, who = principal) => {
+    const outcome = await runTool(pool, `import * as t from "knot:tool";\nimport * as id from "knot:identity";\n${PROBE}\nexport default probe;\n`, { params, user: toUserData(who) as GuestUser });
     return outcome.ok ? { ok: true as const, result: outcome.result } : { ok: false as const, error: outcome.error };
   };
 
@@ -181,5 +204,21 @@ describe("knot:tool parity: plugin handler and user tool", () => {
     const sandbox = await inSandbox({ __mode: "toon" });
     assert.deepEqual(sandbox, { ok: false, error: { code: "TOOL_ERROR", message: "returnToon: the value is not JSON-serialisable" } });
     await assert.rejects(inPlugin({ __mode: "toon" }), (e: unknown) => e instanceof KnotError && e.code === "TOOL_ERROR" && e.message === sandbox.error?.message);
+  });
+
+  it("knot:identity hasPermission/inGroup answer the same table on both sides (a list means all of it)", async () => {
+    const check = async (who: Principal, cases: Array<[unknown, boolean, boolean]>, label: string) => {
+      const params = { __mode: "identity", __asks: cases.map(([ask]) => ask) };
+      const plugin = await inPlugin(params, who);
+      const sandbox = await inSandbox(params, who);
+      assert.deepEqual(sandbox, { ok: true, result: plugin }, `${label}: both sides agree`);
+      assert.deepEqual((plugin as { value: unknown }).value, cases.map(([, permission, group]) => ({ permission, group })), `${label}: the table`);
+    };
+    await check(principal, IDENTITY_CASES, "granted user");
+    const root = await t.user("root", { admin: true });
+    await check((await t.app.auth.principalFor(root.id))!, ADMIN_CASES, "admin");
+    // An admin through a scoped token (an assistant's) is not an admin for in-code checks, on either side.
+    const scopedAdmin = { ...(await t.app.auth.principalFor(root.id))!, scopes: { permissions: ["plugin.parity.*"], write: false } };
+    await check(scopedAdmin, [["plugin.parity.read", false, false], [["plugin.parity.read"], false, false]], "scoped admin");
   });
 });

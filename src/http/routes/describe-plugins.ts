@@ -1,5 +1,6 @@
 import { assetUrl } from "./navigation-routes.ts";
 import type { PluginRegistry } from "../../plugins/registry.ts";
+import { pluginAreas } from "../../plugins/plugin-areas.ts";
 
 /** Everything an admin needs to see about the plugins folder: declarations, failures, warnings. */
 export function describePlugins(registry: PluginRegistry) {
@@ -26,6 +27,8 @@ export function describePlugins(registry: PluginRegistry) {
       fieldHandlers: plugin.manifest.fieldHandlers,
       dependencies: plugin.manifest.dependencies,
       libs: [...plugin.libs].map(([stem, version]) => ({ stem, version })),
+      /** Handlers and MCP tools grouped by their `area`. */
+      areas: pluginAreas(plugin.name, plugin.manifest).map(({ area, handlers, mcpTools, write }) => ({ area, handlers, mcpTools, write })),
     })),
     disabled: registry.disabled,
     failed: registry.failed.map((f) => ({ name: f.name, reason: f.reason, problems: f.problems })),

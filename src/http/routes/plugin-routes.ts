@@ -12,10 +12,7 @@ import type { Route } from "../router.ts";
  * `personal`: a password masked over MCP is masked over HTTP and the loopback too.
  */
 export function pluginRoutes(services: Services): Route[] {
-  const registry = services.pool.registry;
-  const maskedOf = (plugin: string, fn: string) => maskedParameters(
-    registry.mcpTools().filter((tool) => tool.plugin.name === plugin && tool.decl.handler === fn).flatMap((tool) => tool.decl.parameters),
-  );
+  const maskedOf = (plugin: string, fn: string) => handlerMasks(services, plugin, fn);
   return [{
     method: ["GET", "POST", "PUT", "PATCH", "DELETE"],
     path: "/plugins/:plugin/:fn",
@@ -37,4 +34,11 @@ export function pluginRoutes(services: Services): Route[] {
       sendResult(ctx.res, result);
     },
   }];
+}
+
+/** The argument names an audit row of a call to `plugin/fn` masks: what its MCP tools declare secret or personal. */
+export function handlerMasks(services: Services, plugin: string, fn: string): ReturnType<typeof maskedParameters> {
+  return maskedParameters(
+    services.pool.registry.mcpTools().filter((tool) => tool.plugin.name === plugin && tool.decl.handler === fn).flatMap((tool) => tool.decl.parameters),
+  );
 }

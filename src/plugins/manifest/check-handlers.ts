@@ -9,12 +9,12 @@
 import type { HandlerDecl, PageDecl } from "../manifest-types.ts";
 import { checkKnownKeys, describeValue, JS_IDENTIFIER, readBool, readString, readTableArray } from "./checks.ts";
 import type { TomlTable } from "./checks.ts";
-import { readPermissionRef } from "./declaration-context.ts";
+import { readArea, readPermissionRef } from "./declaration-context.ts";
 import type { DeclarationContext } from "./declaration-context.ts";
 import { formatKeyPath } from "./key-path.ts";
 import type { KeyPath } from "./key-path.ts";
 
-const HANDLER_KEYS = ["handler", "permission", "write", "destructive"];
+const HANDLER_KEYS = ["handler", "permission", "write", "destructive", "area"];
 /** `default`, `menu_label` and `icon` are checked by check-navigation.ts. */
 const PAGE_KEYS = ["path", "handler", "label", "permission", "default", "menu_label", "icon"];
 const PAGE_PATH = /^\/[A-Za-z0-9/_-]*$/;
@@ -32,6 +32,7 @@ export function checkHandlers(knot: TomlTable, path: KeyPath, context: Declarati
     const handler = readString(element.table, "handler", element.path, context.report, { required: true, ...HANDLER_NAME_RULE });
     const permission = readPermissionRef(element.table, element.path, context);
     const changes = readChangeMarks(element.table, element.path, context);
+    const area = readArea(element.table, element.path, context);
     if (changes !== null && permission === null) requirePermission(element.path, changes, "handler", context);
     if (handler === undefined || permission === undefined) continue;
     const earlier = firstSeen.get(handler);
@@ -40,7 +41,7 @@ export function checkHandlers(knot: TomlTable, path: KeyPath, context: Declarati
       continue;
     }
     firstSeen.set(handler, element.path);
-    handlers.push({ handler, permission, write: changes !== null, destructive: changes === "destructive", line: context.lineOf(element.path) });
+    handlers.push({ handler, permission, write: changes !== null, destructive: changes === "destructive", area, line: context.lineOf(element.path) });
   }
   return handlers;
 }

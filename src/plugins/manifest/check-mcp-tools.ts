@@ -8,14 +8,14 @@ import { checkKnownKeys, describeValue, readBool, readString, readTableArray } f
 import type { TomlTable } from "./checks.ts";
 import { HANDLER_NAME_RULE, readChangeMarks, requirePermission } from "./check-handlers.ts";
 import { TOOL_NAME, TOOL_NAME_MAX } from "../../../sandbox/guest/names.ts";
-import { readPermissionRef } from "./declaration-context.ts";
+import { readArea, readPermissionRef } from "./declaration-context.ts";
 import type { DeclarationContext } from "./declaration-context.ts";
 import { parametersToJsonSchema } from "./json-schema.ts";
 import { checkInputSchema } from "./input-schema.ts";
 import { checkParameterDecls } from "./parameters.ts";
 import type { KeyPath } from "./key-path.ts";
 
-const MCP_TOOL_KEYS = ["name", "description", "handler", "permission", "read_only", "destructive", "write", "parameters", "input_schema"];
+const MCP_TOOL_KEYS = ["name", "description", "handler", "permission", "read_only", "destructive", "write", "parameters", "input_schema", "area"];
 
 /** `handlers` are the plugin's declared handlers: a tool serving one that changes things must say so too. */
 export function checkMcpTools(knot: TomlTable, path: KeyPath, context: DeclarationContext, handlers: readonly HandlerDecl[] = []): McpToolDecl[] {
@@ -43,6 +43,7 @@ function checkMcpTool(table: TomlTable, path: KeyPath, context: DeclarationConte
   const description = readString(table, "description", path, report, { required: true, nonEmpty: true });
   const permission = readPermissionRef(table, path, context);
   const readOnly = readBool(table, "read_only", path, report) ?? false;
+  const area = readArea(table, path, context);
   const changes = readChangeMarks(table, path, context);
   const destructive = changes === "destructive";
   const write = changes !== null;
@@ -73,6 +74,8 @@ function checkMcpTool(table: TomlTable, path: KeyPath, context: DeclarationConte
     write,
     inputSchema: raw?.schema ?? parametersToJsonSchema(parameters),
     headerParams: raw?.headers ?? [],
+    // A tool without its own area is in its handler's.
+    area: area ?? served?.area ?? null,
     line: context.lineOf(path),
   };
 }

@@ -32,3 +32,10 @@ export function readPermissionRef(table: TomlTable, path: KeyPath, context: Decl
   }
   return qualifyPermission(context.pluginName, id);
 }
+
+/** `area = "content"`: the grouping (the CMS seed's) the consent screen and `GET /api/plugins` use; null when absent. */
+export const AREA_RULE = { pattern: /^[a-z][a-z0-9_-]{0,31}$/, patternName: "an area name ([a-z][a-z0-9_-]*, at most 32 characters)" };
+
+export function readArea(table: TomlTable, path: KeyPath, context: DeclarationContext): string | null {
+  return readString(table, "area", path, context.report, AREA_RULE) ?? null;
+}

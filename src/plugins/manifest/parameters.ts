@@ -2,19 +2,25 @@
  * Validates declared tool parameters (`[[tool.knot.mcp_tools.parameters]]` in a plugin, and the
  * same list on user tools). Parameters become the tool's JSON Schema, which is what arguments are
  * checked against, so a default or enum that contradicts its type is refused here.
+ *
+ * Nesting: an `object` parameter declares `properties` (a list of parameters, checked by the same
+ * rules) and a `list` declares `items` (a type name, or a table shaped like a parameter without
+ * `name`, `required` and `default`). At most 8 levels of declared parameters, 128 in all (measured: ajv compiles a nested schema at these bounds in about twice the time of 64 flat parameters).
  */
 import { isDeepStrictEqual } from "node:util";
 import { KnotError } from "../../errors.ts";
 import type { ErrorCode } from "../../errors.ts";
-import type { ParameterDecl, ParameterType } from "../manifest-types.ts";
+import type { ParameterDecl, ParameterShape, ParameterType } from "../manifest-types.ts";
 import { IDENTIFIER } from "../../../sandbox/guest/names.ts";
 import { checkKnownKeys, describeValue, isTable, readBool, readString } from "./checks.ts";
+import { matchesParameterType, TYPE_NOUNS, valueMismatch } from "./parameter-values.ts";
 import type { Report, TomlTable } from "./checks.ts";
 import { parametersToJsonSchema } from "./json-schema.ts";
 import { formatKeyPath } from "./key-path.ts";
 import type { KeyPath } from "./key-path.ts";
 
-export const PARAMETER_TYPES: readonly ParameterType[] = ["string", "int", "float", "bool", "list"];
+export const PARAMETER_TYPES: readonly ParameterType[] = ["string", "int", "float", "bool", "list", "object"];
+export { matchesParameterType };
 
 /**
  * Bounds on what becomes a JSON Schema that ajv compiles on the event loop (issue 10 item 7:
@@ -22,32 +28,17 @@ export const PARAMETER_TYPES: readonly ParameterType[] = ["string", "int", "floa
  * here: 64 parameters compile in a few ms; the schema-size cap bounds enums and defaults too.
  * A raw `input_schema` (input-schema.ts) has the same size cap and nests at most maxSchemaDepth.
  */
-export const PARAMETER_LIMITS = Object.freeze({ maxParameters: 64, maxEnumValues: 256, maxValueDepth: 16, maxSchemaBytes: 64 * 1024, maxSchemaDepth: 32 });
+export const PARAMETER_LIMITS = Object.freeze({ maxParameters: 64, maxEnumValues: 256, maxValueDepth: 16, maxSchemaBytes: 64 * 1024, maxSchemaDepth: 32, maxNesting: 8, maxDeclared: 128 });
 /** Names every JavaScript object already answers to: as parameters they confuse validation and defaults. */
 const RESERVED_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
-const PARAMETER_KEYS = ["name", "type", "description", "required", "default", "enum", "secret", "personal"];
+const PARAMETER_KEYS = ["name", "type", "description", "required", "default", "enum", "secret", "personal", "properties", "items"];
+/** A list's `items` table: a parameter without a name, `required` or `default`. */
+const ITEM_KEYS = ["type", "description", "enum", "secret", "personal", "properties", "items"];
 
-const TYPE_NOUNS: Record<ParameterType, string> = {
-  string: "a string",
-  int: "an integer",
-  float: "a finite number",
-  bool: "true or false",
-  list: "an array",
-};
-
-export function matchesParameterType(type: ParameterType, value: unknown): boolean {
-  switch (type) {
-    case "string":
-      return typeof value === "string";
-    case "int":
-      return typeof value === "number" && Number.isInteger(value);
-    case "float":
-      return typeof value === "number" && Number.isFinite(value);
-    case "bool":
-      return typeof value === "boolean";
-    case "list":
-      return Array.isArray(value);
-  }
+/** Shared by every level of one declaration: how deep we are and how many parameters were declared. */
+interface Walk {
+  readonly report: Report;
+  declared: number;
 }
 
 /**
@@ -55,6 +46,17 @@ export function matchesParameterType(type: ParameterType, value: unknown): boole
  * Returns the parameters that could be read (only meaningful when nothing was reported).
  */
 export function checkParameterDecls(raw: unknown, path: KeyPath, report: Report): ParameterDecl[] {
+  const params = checkParameterList(raw, path, { report, declared: 0 }, 1);
+  const bytes = Buffer.byteLength(JSON.stringify(parametersToJsonSchema(params)));
+  if (bytes > PARAMETER_LIMITS.maxSchemaBytes) {
+    report(path, `: the schema these parameters make is ${bytes} bytes; at most 64 KiB (${PARAMETER_LIMITS.maxSchemaBytes} bytes) per tool`);
+  }
+  return params;
+}
+
+/** One list of parameters: the top level (`level` 1) or an object's `properties`. */
+function checkParameterList(raw: unknown, path: KeyPath, walk: Walk, level: number): ParameterDecl[] {
+  const { report } = walk;
   if (raw === undefined) return [];
   if (!Array.isArray(raw)) {
     report(path, `must be an array of tables (got ${describeValue(raw)})`);
@@ -62,7 +64,12 @@ export function checkParameterDecls(raw: unknown, path: KeyPath, report: Report)
   }
   // Before looking at any element: a huge list is refused in constant time.
   if (raw.length > PARAMETER_LIMITS.maxParameters) {
-    report(path, `: at most ${PARAMETER_LIMITS.maxParameters} parameters per tool (got ${raw.length})`);
+    report(path, `: at most ${PARAMETER_LIMITS.maxParameters} parameters per ${level === 1 ? "tool" : "object"} (got ${raw.length})`);
+    return [];
+  }
+  walk.declared += raw.length;
+  if (walk.declared > PARAMETER_LIMITS.maxDeclared) {
+    report(path, `: at most ${PARAMETER_LIMITS.maxDeclared} parameters in all, nested ones included`);
     return [];
   }
   const names = new Set<string>();
@@ -73,20 +80,17 @@ export function checkParameterDecls(raw: unknown, path: KeyPath, report: Report)
       report(elementPath, `must be a table (got ${describeValue(element)})`);
       return;
     }
-    const { name, param } = checkParameter(element, elementPath, report);
+    const { name, param } = checkParameter(element, elementPath, walk, level);
     if (name !== undefined && names.has(name)) report([...elementPath, "name"], `repeats parameter name ${describeValue(name)}`);
     if (name !== undefined) names.add(name);
     if (param) params.push(param);
   });
-  const bytes = Buffer.byteLength(JSON.stringify(parametersToJsonSchema(params)));
-  if (bytes > PARAMETER_LIMITS.maxSchemaBytes) {
-    report(path, `: the schema these parameters make is ${bytes} bytes; at most 64 KiB (${PARAMETER_LIMITS.maxSchemaBytes} bytes) per tool`);
-  }
   return params;
 }
 
 /** The parameter, or null when a problem was reported; `name` whenever it is readable (for repeats). */
-function checkParameter(table: TomlTable, path: KeyPath, report: Report): { name: string | undefined; param: ParameterDecl | null } {
+function checkParameter(table: TomlTable, path: KeyPath, walk: Walk, level: number): { name: string | undefined; param: ParameterDecl | null } {
+  const { report } = walk;
   checkKnownKeys(table, PARAMETER_KEYS, path, report);
   let name = readString(table, "name", path, report, {
     required: true,
@@ -97,35 +101,79 @@ function checkParameter(table: TomlTable, path: KeyPath, report: Report): { name
     report([...path, "name"], `must not be ${describeValue(name)}: every JavaScript object has a property of that name`);
     name = undefined;
   }
-  const type = readType(table, path, report);
-  const description = readString(table, "description", path, report) ?? "";
   const required = readBool(table, "required", path, report) ?? false;
-  const secret = readBool(table, "secret", path, report) ?? false;
-  const personal = readBool(table, "personal", path, report) ?? false;
-  const enumValues = type ? readEnum(table, type, path, report) : undefined;
+  const shape = checkShape(table, path, walk, level);
   const defaultValue = table["default"];
-  if (defaultValue !== undefined && type) {
-    if (tooDeep(defaultValue)) {
+  if (defaultValue !== undefined && shape) {
+    const deep = tooDeep(defaultValue);
+    const mismatch = deep ? null : valueMismatch(shape, defaultValue);
+    if (deep) {
       report([...path, "default"], `nests deeper than ${PARAMETER_LIMITS.maxValueDepth} levels`);
-    } else if (!matchesParameterType(type, defaultValue)) {
-      report([...path, "default"], `must be ${TYPE_NOUNS[type]} to match type "${type}" (got ${describeValue(defaultValue)})`);
-    } else if (enumValues && !enumValues.some((value) => isDeepStrictEqual(value, defaultValue))) {
+    } else if (mismatch) {
+      report([...path, "default"], `${mismatch} (got ${describeValue(defaultValue)})`);
+    } else if (shape.enum && !shape.enum.some((value) => isDeepStrictEqual(value, defaultValue))) {
       report([...path, "default"], `must be one of the enum values (got ${describeValue(defaultValue)})`);
     }
     if (required) report([...path, "default"], "cannot be combined with required = true (a required parameter has no default)");
   }
-  if (name === undefined || type === undefined) return { name, param: null };
-  const param: ParameterDecl = {
-    name,
-    type,
-    description,
-    required,
-    ...(defaultValue !== undefined ? { default: defaultValue } : {}),
+  if (name === undefined || shape === null) return { name, param: null };
+  return { name, param: { name, ...shape, required, ...(defaultValue !== undefined ? { default: defaultValue } : {}) } };
+}
+
+/** type, description, enum, secret/personal, and the nested `properties` / `items`: null when a problem was reported. */
+function checkShape(table: TomlTable, path: KeyPath, walk: Walk, level: number): ParameterShape | null {
+  const { report } = walk;
+  const type = readType(table, path, report);
+  const description = readString(table, "description", path, report) ?? "";
+  const secret = readBool(table, "secret", path, report) ?? false;
+  const personal = readBool(table, "personal", path, report) ?? false;
+  const enumValues = type ? readEnum(table, type, path, report) : undefined;
+  let properties: ParameterDecl[] | undefined;
+  let items: ParameterShape | null | undefined;
+  const nests = table["properties"] !== undefined || table["items"] !== undefined;
+  if (nests && level >= PARAMETER_LIMITS.maxNesting) {
+    report(path, `: parameters nest at most ${PARAMETER_LIMITS.maxNesting} levels deep`);
+    return null;
+  }
+  if (table["properties"] !== undefined) {
+    if (type !== "object") report([...path, "properties"], `belongs to type "object" (this is ${describeValue(type ?? "?")})`);
+    else properties = checkParameterList(table["properties"], [...path, "properties"], walk, level + 1);
+  }
+  if (table["items"] !== undefined) {
+    if (type !== "list") report([...path, "items"], `belongs to type "list" (this is ${describeValue(type ?? "?")})`);
+    else items = checkItems(table["items"], [...path, "items"], walk, level + 1);
+  }
+  if (type === undefined || items === null) return null;
+  if (enumValues && (properties || items)) {
+    // Enum values of an object or list must fit its declared members and items too.
+    const shape = { type, description, secret, personal, ...(properties ? { properties } : {}), ...(items ? { items } : {}) };
+    enumValues.forEach((value, index) => {
+      const mismatch = valueMismatch(shape, value);
+      if (mismatch) report([...path, "enum", index], `${mismatch} (got ${describeValue(value)})`);
+    });
+  }
+  return {
+    type, description, secret, personal,
     ...(enumValues !== undefined ? { enum: enumValues } : {}),
-    secret,
-    personal,
+    ...(properties !== undefined ? { properties } : {}),
+    ...(items ? { items } : {}),
   };
-  return { name, param };
+}
+
+/** A list's `items`: a type name (`items = "int"`) or a table shaped like a parameter without a name. */
+function checkItems(raw: unknown, path: KeyPath, walk: Walk, level: number): ParameterShape | null {
+  if (typeof raw === "string") {
+    if ((PARAMETER_TYPES as readonly string[]).includes(raw)) return { type: raw as ParameterType, description: "", secret: false, personal: false };
+    walk.report(path, `must be one of ${PARAMETER_TYPES.join(", ")} or a table (got ${describeValue(raw)})`);
+    return null;
+  }
+  if (!isTable(raw)) {
+    walk.report(path, `must be a type name or a table (got ${describeValue(raw)})`);
+    return null;
+  }
+  checkKnownKeys(raw, ITEM_KEYS, path, walk.report);
+  walk.declared += 1;
+  return checkShape(raw, path, walk, level);
 }
 
 /** Whether a value nests arrays/objects deeper than the limit (iterative: no recursion to overflow). */

@@ -1,12 +1,16 @@
 /**
  * The parameter editor: name, type, description, required, default, enum, secret/personal.
  * Defaults and enum values are typed as text and converted by the parameter's type; a value
- * that does not fit is shown next to its field and left out until it does.
+ * that does not fit is shown next to its field and left out until it does. An `object`
+ * parameter edits its members with a nested editor; a `list` picks its item type (an object
+ * item type gets a nested editor for the item's members). The server bounds the nesting.
  */
 import { useState } from "preact/hooks";
 import type { Parameter } from "../lib/api.ts";
 
-const TYPES: Parameter["type"][] = ["string", "int", "float", "bool", "list"];
+const TYPES: Parameter["type"][] = ["string", "int", "float", "bool", "list", "object"];
+/** The server refuses more than 8 levels; the editor stops offering nesting there. */
+const MAX_DEPTH = 8;
 
 interface Row {
   key: number;
@@ -18,6 +22,11 @@ interface Row {
   personal: boolean;
   defaultText: string;
   enumText: string;
+  properties: Parameter[];
+  /** A list's item type, "" for any JSON value. */
+  itemType: Parameter["type"] | "";
+  itemProperties: Parameter[];
+  itemSecret: boolean;
 }
 
 let nextKey = 1;
@@ -28,6 +37,10 @@ function toRow(p: Parameter): Row {
     secret: p.secret === true, personal: p.personal === true,
     defaultText: p.default === undefined ? "" : p.type === "string" ? String(p.default) : JSON.stringify(p.default),
     enumText: p.enum ? p.enum.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(", ") : "",
+    properties: p.properties ?? [],
+    itemType: p.items?.type ?? "",
+    itemProperties: p.items?.properties ?? [],
+    itemSecret: p.items?.secret === true,
   };
 }
 
@@ -47,18 +60,30 @@ export function parseValue(type: Parameter["type"], text: string): { value: unkn
         return { error: 'a JSON list, e.g. ["a", "b"]' };
       }
     }
+    case "object": {
+      try {
+        const v = JSON.parse(t);
+        return v !== null && typeof v === "object" && !Array.isArray(v) ? { value: v } : { error: 'a JSON object, e.g. {"a": 1}' };
+      } catch {
+        return { error: 'a JSON object, e.g. {"a": 1}' };
+      }
+    }
   }
 }
 
 function fromRow(row: Row): { parameter: Parameter; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
   const parameter: Parameter = { name: row.name.trim(), type: row.type, description: row.description, required: row.required, secret: row.secret, personal: row.personal };
+  if (row.type === "object" && row.properties.length > 0) parameter.properties = row.properties;
+  if (row.type === "list" && row.itemType !== "") {
+    parameter.items = { type: row.itemType, ...(row.itemSecret ? { secret: true } : {}), ...(row.itemType === "object" && row.itemProperties.length > 0 ? { properties: row.itemProperties } : {}) };
+  }
   if (row.defaultText !== "") {
     const parsed = parseValue(row.type, row.defaultText);
     if ("error" in parsed) errors.default = `must be ${parsed.error}`;
     else parameter.default = parsed.value;
   }
-  if (row.enumText.trim() !== "" && row.type !== "list" && row.type !== "bool") {
+  if (row.enumText.trim() !== "" && row.type !== "list" && row.type !== "bool" && row.type !== "object") {
     const values = row.enumText.split(",").map((s) => s.trim()).filter((s) => s !== "").map((s) => parseValue(row.type, s));
     const bad = values.find((v) => "error" in v);
     if (bad && "error" in bad) errors.enum = `each value must be ${bad.error}`;
@@ -67,7 +92,7 @@ function fromRow(row: Row): { parameter: Parameter; errors: Record<string, strin
   return { parameter, errors };
 }
 
-export function ParamEditor({ parameters, readOnly, onChange }: { parameters: Parameter[]; readOnly: boolean; onChange(parameters: Parameter[]): void }) {
+export function ParamEditor({ parameters, readOnly, onChange, depth = 1, label = "Parameter" }: { parameters: Parameter[]; readOnly: boolean; onChange(parameters: Parameter[]): void; depth?: number; label?: string }) {
   const [rows, setRows] = useState<Row[]>(() => parameters.map(toRow));
   const update = (next: Row[]) => {
     setRows(next);
@@ -82,29 +107,30 @@ export function ParamEditor({ parameters, readOnly, onChange }: { parameters: Pa
   };
 
   return (
-    <div class="param-editor">
-      {rows.length === 0 ? <p class="empty small">No parameters: the tool takes no arguments. Add one to generate a form field and a schema property.</p> : null}
+    <div class={depth === 1 ? "param-editor" : "param-editor nested"}>
+      {rows.length === 0 && depth === 1 ? <p class="empty small">No parameters: the tool takes no arguments. Add one to generate a form field and a schema property.</p> : null}
       {rows.map((row, index) => {
         const { errors } = fromRow(row);
         const id = (field: string) => `param-${row.key}-${field}`;
+        const nests = depth < MAX_DEPTH;
         return (
           <fieldset class="param-row" key={row.key} disabled={readOnly} data-param={row.name}>
-            <legend>Parameter {index + 1}{row.name ? `: ${row.name}` : ""}</legend>
+            <legend>{label} {index + 1}{row.name ? `: ${row.name}` : ""}</legend>
             <div class="grid-2">
               <div><label for={id("name")}>Name</label><input id={id("name")} value={row.name} onInput={(e) => set(row.key, { name: (e.target as HTMLInputElement).value })} /></div>
               <div><label for={id("type")}>Type</label>
                 <select id={id("type")} value={row.type} onChange={(e) => set(row.key, { type: (e.target as HTMLSelectElement).value as Parameter["type"] })}>
-                  {TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
+                  {TYPES.filter((t) => nests || (t !== "object" && t !== "list") || t === row.type).map((t) => <option key={t} value={t}>{t}</option>)}
                 </select></div>
             </div>
             <label for={id("description")}>Description</label>
             <input id={id("description")} value={row.description} onInput={(e) => set(row.key, { description: (e.target as HTMLInputElement).value })} placeholder="What an assistant should pass" />
             <div class="grid-2">
               <div><label for={id("default")}>Default</label>
-                <input id={id("default")} value={row.defaultText} aria-invalid={errors.default ? "true" : undefined} onInput={(e) => set(row.key, { defaultText: (e.target as HTMLInputElement).value })} placeholder={row.type === "list" ? '["a"]' : "none"} />
+                <input id={id("default")} value={row.defaultText} aria-invalid={errors.default ? "true" : undefined} onInput={(e) => set(row.key, { defaultText: (e.target as HTMLInputElement).value })} placeholder={row.type === "list" ? '["a"]' : row.type === "object" ? '{"a": 1}' : "none"} />
                 {errors.default ? <span class="field-error">Default {errors.default}</span> : null}</div>
               <div><label for={id("enum")}>Allowed values</label>
-                <input id={id("enum")} value={row.enumText} disabled={row.type === "list" || row.type === "bool"} aria-invalid={errors.enum ? "true" : undefined} onInput={(e) => set(row.key, { enumText: (e.target as HTMLInputElement).value })} placeholder="any (comma-separated)" />
+                <input id={id("enum")} value={row.enumText} disabled={row.type === "list" || row.type === "bool" || row.type === "object"} aria-invalid={errors.enum ? "true" : undefined} onInput={(e) => set(row.key, { enumText: (e.target as HTMLInputElement).value })} placeholder="any (comma-separated)" />
                 {errors.enum ? <span class="field-error">Allowed values: {errors.enum}</span> : null}</div>
             </div>
             <div class="checks">
@@ -112,6 +138,29 @@ export function ParamEditor({ parameters, readOnly, onChange }: { parameters: Pa
               <label title="Masked in the audit log"><input type="checkbox" checked={row.secret} onChange={(e) => set(row.key, { secret: (e.target as HTMLInputElement).checked })} /> Secret</label>
               <label title="Masked in the audit log"><input type="checkbox" checked={row.personal} onChange={(e) => set(row.key, { personal: (e.target as HTMLInputElement).checked })} /> Personal</label>
             </div>
+            {row.type === "object" && nests ? (
+              <div class="param-members" role="group" aria-label={`Members of ${row.name || "object"}`}>
+                <p class="hint small">Members of <code>{row.name || "this object"}</code>, each a parameter:</p>
+                <ParamEditor parameters={row.properties} readOnly={readOnly} depth={depth + 1} label="Member" onChange={(properties) => set(row.key, { properties })} />
+              </div>
+            ) : null}
+            {row.type === "list" && nests ? (
+              <div class="param-members">
+                <div class="grid-2">
+                  <div><label for={id("items")}>Item type</label>
+                    <select id={id("items")} value={row.itemType} onChange={(e) => set(row.key, { itemType: (e.target as HTMLSelectElement).value as Row["itemType"] })}>
+                      <option value="">any JSON value</option>
+                      {TYPES.filter((t) => t !== "list" || depth + 1 < MAX_DEPTH).map((t) => <option key={t} value={t}>{t}</option>)}
+                    </select></div>
+                  <div class="checks"><label title="Masked in the audit log"><input type="checkbox" checked={row.itemSecret} disabled={row.itemType === ""} onChange={(e) => set(row.key, { itemSecret: (e.target as HTMLInputElement).checked })} /> Items secret</label></div>
+                </div>
+                {row.itemType === "object" ? (
+                  <div role="group" aria-label={`Item members of ${row.name || "list"}`}>
+                    <ParamEditor parameters={row.itemProperties} readOnly={readOnly} depth={depth + 2} label="Item member" onChange={(itemProperties) => set(row.key, { itemProperties })} />
+                  </div>
+                ) : null}
+              </div>
+            ) : null}
             <div class="row-actions">
               <button type="button" disabled={index === 0} onClick={() => move(index, -1)} aria-label={`Move ${row.name || "parameter"} up`}>↑</button>
               <button type="button" disabled={index === rows.length - 1} onClick={() => move(index, 1)} aria-label={`Move ${row.name || "parameter"} down`}>↓</button>
@@ -121,7 +170,7 @@ export function ParamEditor({ parameters, readOnly, onChange }: { parameters: Pa
         );
       })}
       {readOnly ? null : (
-        <button type="button" onClick={() => update([...rows, toRow({ name: `param${rows.length + 1}`, type: "string", description: "" })])}>Add parameter</button>
+        <button type="button" onClick={() => update([...rows, toRow({ name: `${depth === 1 ? "param" : "member"}${rows.length + 1}`, type: "string", description: "" })])}>{depth === 1 ? "Add parameter" : `Add ${label.toLowerCase()}`}</button>
       )}
     </div>
   );

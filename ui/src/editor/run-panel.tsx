@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import type { ApiError, Parameter } from "../lib/api.ts";
 import { asApiError, formatJson } from "../lib/ui.tsx";
 import { parseValue } from "./param-editor.tsx";
+import { FieldHelpers, useFieldHandlers, type FieldHandler } from "./field-helpers.tsx";
 import { streamRun, type RunLine } from "./run-stream.ts";
 
 export type RunSource = { toolId: string } | { draft: { name: string; code: string; language: "js" | "ts"; parameters: Parameter[] } };
@@ -49,6 +50,7 @@ export function RunPanel({ source, parameters, label }: { source: RunSource; par
   const [now, setNow] = useState(Date.now());
   const abort = useRef<AbortController | null>(null);
   const { args, errors } = argumentsOf(parameters, values);
+  const fieldHandlers = useFieldHandlers();
 
   useEffect(() => {
     if (!state.running) return;
@@ -93,7 +95,7 @@ export function RunPanel({ source, parameters, label }: { source: RunSource; par
     <div class="run-panel">
       <form onSubmit={run} class="stack" aria-label={`Run ${label}`}>
         {parameters.length === 0 ? <p class="hint small">This tool takes no arguments.</p> : null}
-        {parameters.map((p) => <ArgField key={p.name} parameter={p} value={values[p.name] ?? ""} error={errors[p.name]} onInput={(v) => setValues({ ...values, [p.name]: v })} />)}
+        {parameters.map((p) => <ArgField key={p.name} parameter={p} value={values[p.name] ?? ""} error={errors[p.name]} onInput={(v) => setValues((current) => ({ ...current, [p.name]: v }))} helpers={fieldHandlers} />)}
         <div class="actions left">
           <button type="submit" class="primary" disabled={state.running}>Run</button>
           {state.running ? <button type="button" class="danger" onClick={cancel}>Cancel</button> : null}
@@ -128,7 +130,7 @@ export function RunPanel({ source, parameters, label }: { source: RunSource; par
   );
 }
 
-function ArgField({ parameter: p, value, error, onInput }: { parameter: Parameter; value: string; error: string | undefined; onInput(v: string): void }) {
+function ArgField({ parameter: p, value, error, onInput, helpers }: { parameter: Parameter; value: string; error: string | undefined; onInput(v: string): void; helpers: FieldHandler[] }) {
   const id = `arg-${p.name}`;
   const label = <label for={id}>{p.name}{p.required ? <span class="required" aria-label="required"> *</span> : null} <span class="muted small">{p.type}{p.secret ? ", secret" : ""}{p.personal ? ", personal" : ""}</span></label>;
   const common = { id, name: p.name, "aria-invalid": error ? ("true" as const) : undefined, "aria-describedby": p.description ? `${id}-hint` : undefined };
@@ -146,8 +148,8 @@ function ArgField({ parameter: p, value, error, onInput }: { parameter: Paramete
         <option value="">(default)</option><option value="true">true</option><option value="false">false</option>
       </select>
     );
-  } else if (p.type === "list") {
-    input = <textarea {...common} rows={2} value={value} placeholder='["a", "b"]' onInput={(e) => onInput((e.target as HTMLTextAreaElement).value)} />;
+  } else if (p.type === "list" || p.type === "object") {
+    input = <textarea {...common} rows={2} value={value} placeholder={p.type === "list" ? '["a", "b"]' : '{"a": 1}'} onInput={(e) => onInput((e.target as HTMLTextAreaElement).value)} />;
   } else {
     const onText = (e: Event) => onInput((e.target as HTMLInputElement).value);
     if (p.secret) input = <input {...common} type="password" autoComplete="off" required={p.required} value={value} onInput={onText} />;
@@ -158,6 +160,8 @@ function ArgField({ parameter: p, value, error, onInput }: { parameter: Paramete
     <div class="arg-field">
       {label}
       {input}
+      {/* Field handlers apply to the fields a person types a value into (not secrets: a helper would send one to plugin code). */}
+      {!p.secret && !p.enum && (p.type === "string" || p.type === "int" || p.type === "float") ? <FieldHelpers handlers={helpers} field={p.name} value={value} onValue={onInput} /> : null}
       {p.description ? <span id={`${id}-hint`} class="hint small">{p.description}</span> : null}
       {error ? <span class="field-error">{p.name} {error}</span> : null}
     </div>

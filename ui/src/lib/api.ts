@@ -51,6 +51,20 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
 
 export const get = <T = any>(path: string) => api<T>("GET", path);
 
+/** POSTs fields form-encoded (what an HTML form sends), with the CSRF header like every call. */
+export async function postForm<T = any>(path: string, fields: Array<[string, string]>): Promise<T> {
+  const res = await fetch(path, {
+    method: "POST", credentials: "same-origin", body: new URLSearchParams(fields).toString(),
+    headers: { [CSRF_HEADER]: "1", accept: "application/json", "content-type": "application/x-www-form-urlencoded" },
+  });
+  if (!res.ok) {
+    const error = await errorOf(res);
+    if (res.status === 401) window.dispatchEvent(new CustomEvent(SIGNED_OUT_EVENT));
+    throw error;
+  }
+  return (await res.json()) as T;
+}
+
 /**
  * Calls a plugin's declared handler as the signed-in user, through the same gate as any other
  * caller: `pluginFetch("demo/echo_word", { method: "POST", params: { word: "hi" } })`.
@@ -83,13 +97,17 @@ export interface Me {
 
 export interface Parameter {
   name: string;
-  type: "string" | "int" | "float" | "bool" | "list";
+  type: "string" | "int" | "float" | "bool" | "list" | "object";
   description?: string;
   required?: boolean;
   default?: unknown;
   enum?: unknown[];
   secret?: boolean;
   personal?: boolean;
+  /** `object`: its members, each a parameter. */
+  properties?: Parameter[];
+  /** `list`: what each element is (absent: any JSON value). */
+  items?: Omit<Parameter, "name" | "required" | "default">;
 }
 
 export interface Tool {

@@ -12,6 +12,8 @@ interface Area {
   description: string;
   glob: string;
   permissions: string[];
+  /** Handlers and tools grouped by their declared area; each can be lent as a whole. */
+  groups: { area: string; id: string; handlers: string[]; mcpTools: string[]; write: boolean }[];
 }
 
 interface Details {
@@ -68,6 +70,12 @@ export function ConsentView({ path, me }: { path: string; me: Me }) {
             <label class="inline"><input type="checkbox" name="area" value={area.glob} checked={chosen.has(area.glob)} onChange={(e) => toggle(area.glob, (e.target as HTMLInputElement).checked)} /> All of {area.plugin} that you may use</label>
             {area.permissions.map((p) => (
               <label class="inline" key={p}><input type="checkbox" name="permission" value={p} disabled={chosen.has(area.glob)} checked={chosen.has(area.glob) || chosen.has(p)} onChange={(e) => toggle(p, (e.target as HTMLInputElement).checked)} /> <code>{p}</code></label>
+            ))}
+            {area.groups.map((g) => (
+              <label class="inline" key={g.id} data-area-group={g.area}>
+                <input type="checkbox" name="area-group" value={g.id} disabled={chosen.has(area.glob)} checked={chosen.has(area.glob) || chosen.has(g.id)} onChange={(e) => toggle(g.id, (e.target as HTMLInputElement).checked)} />
+                {" "}Area <strong>{g.area}</strong>: <span class="small">{[...g.mcpTools, ...g.handlers.filter((h) => !g.mcpTools.includes(h))].join(", ")}</span>{g.write ? <span class="small muted"> (can change things)</span> : null}
+              </label>
             ))}
           </fieldset>
         ))}

@@ -9,6 +9,8 @@ interface PluginInfo {
   description: string;
   permissions: string[];
   handlers: { handler: string; permission: string | null }[];
+  /** Handlers and MCP tools grouped by their declared `area`. */
+  areas?: { area: string; handlers: string[]; mcpTools: string[]; write: boolean }[];
   mcpTools: { name: string; description: string; handler: string; permission: string | null; readOnly: boolean; destructive: boolean; inputSchema: unknown }[];
   pages: { path: string; handler: string; label: string; permission: string | null }[];
   exports: { file: string; stem: string; specifier: string }[];
@@ -87,6 +89,12 @@ function PluginCard({ plugin: p }: { plugin: PluginInfo }) {
           <pre class="json">{formatJson(t.inputSchema)}</pre>
         </details>
       ))}
+      {p.areas && p.areas.length > 0 ? (
+        <>
+          <h4>Areas</h4>
+          <ul class="plugin-areas">{p.areas.map((a) => <li key={a.area} data-area={a.area}><strong>{a.area}</strong>: {[...a.mcpTools, ...a.handlers.filter((h) => !a.mcpTools.includes(h))].join(", ")}{a.write ? <span class="badge">changes things</span> : null}</li>)}</ul>
+        </>
+      ) : null}
       {p.pages.length ? (
         <>
           <h4>Pages</h4>

@@ -1,0 +1,71 @@
+/**
+ * The editor's parameter editor with nested parameters, in a real browser: an object parameter
+ * gets members (one secret), a list gets an object item type with its own members; the schema
+ * preview (built by the server) shows the nesting, and saving stores it.
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { Browser } from "playwright-core";
+import { request, type TestApp } from "../helpers/fixtures.ts";
+import { ensureUiBuilt, launchBrowser, screenshot, signIn, startApp } from "./browser-helpers.ts";
+
+let app: TestApp;
+let browser: Browser;
+
+before(async () => {
+  await ensureUiBuilt();
+  app = await startApp();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+test("object members and list items are edited, previewed and saved", async () => {
+  const token = (await app.userWithToken("nia", { grants: ["knot.tools.author"] })).token;
+  const { context, page } = await signIn(browser, app, token);
+  await page.goto("/#/tools");
+  await page.getByRole("button", { name: "New tool or lib" }).click();
+  await page.getByLabel("Name", { exact: true }).fill("call_people");
+  await page.getByRole("button", { name: "Create" }).click();
+  await page.getByRole("heading", { level: 1, name: /call_people/ }).waitFor();
+  await page.getByRole("tab", { name: "Parameters" }).click();
+
+  const first = page.locator("fieldset.param-row").first();
+  await first.getByLabel("Name", { exact: true }).first().fill("contact");
+  await first.getByLabel("Type").first().selectOption("object");
+  const members = page.getByRole("group", { name: "Members of contact" });
+  await members.getByRole("button", { name: "Add member" }).click();
+  await members.getByLabel("Name", { exact: true }).fill("phone");
+  await members.getByRole("checkbox", { name: "Required" }).check();
+  await members.getByRole("checkbox", { name: "Personal" }).check();
+
+  await page.getByRole("button", { name: "Add parameter" }).click();
+  const second = page.locator(".param-editor:not(.nested) > fieldset.param-row").nth(1);
+  await second.getByLabel("Name", { exact: true }).first().fill("keys");
+  await second.getByLabel("Type").first().selectOption("list");
+  await second.getByLabel("Item type").selectOption("object");
+  const itemMembers = page.getByRole("group", { name: "Item members of keys" });
+  await itemMembers.getByRole("button", { name: "Add item member" }).click();
+  await itemMembers.getByLabel("Name", { exact: true }).fill("token");
+  await itemMembers.getByRole("checkbox", { name: "Secret" }).check();
+
+  await page.getByRole("tab", { name: "Schema" }).click();
+  const schema = page.getByLabel("Tool definition as JSON");
+  await schema.filter({ hasText: '"token"' }).waitFor();
+  const definition = JSON.parse((await schema.textContent()) ?? "{}");
+  assert.deepEqual(definition.inputSchema.properties.contact, { type: "object", description: "Who to greet.", properties: { phone: { type: "string" } }, required: ["phone"] });
+  assert.deepEqual(definition.inputSchema.properties.keys, { type: "array", items: { type: "object", properties: { token: { type: "string" } } } });
+  await screenshot(page, "param-editor-nested");
+
+  await page.getByRole("button", { name: "Save" }).click();
+  await page.getByText("Saved as version 2.").waitFor();
+  const id = decodeURIComponent(page.url().split("#/tools/")[1] ?? "");
+  const saved = await request(`${app.url}/api/tools/${id}`, token);
+  const [contact, keys] = saved.body.tool.parameters;
+  assert.equal(contact.properties[0].personal, true);
+  assert.equal(keys.items.properties[0].secret, true);
+  await context.close();
+});
