@@ -31,7 +31,7 @@ export function toolResult(result: ToolResult): CallToolResult {
 /** `_meta` key naming the argument an INVALID_ARGUMENT result is about. */
 export const WHERE_META = "knot-tools/where";
 
-export const RETRY_AFTER_META = "knot-tools/retryAfterSeconds";
+const RETRY_AFTER_META = "knot-tools/retryAfterSeconds";
 
 export function errorResult(code: string, message: string): CallToolResult {
   return { content: [{ type: "text", text: message }], isError: true, _meta: { [ERROR_CODE_META]: code } };

@@ -2,5 +2,4 @@
 export { parsePluginManifest } from "./parse-manifest.ts";
 export type { ParseManifestResult } from "./parse-manifest.ts";
 export { parametersToJsonSchema } from "./json-schema.ts";
-export { validateParameterDecls, PARAMETER_TYPES, matchesParameterType } from "./parameters.ts";
-export { SUPPORTED_API } from "./check-manifest.ts";
+export { validateParameterDecls } from "./parameters.ts";
