@@ -46,6 +46,10 @@ const topFolder = (file: string): string => (file.includes(path.sep) ? file.spli
 const FORBIDDEN: readonly (readonly [string, string])[] = [
   ["http", "web"],
   ["mcp", "http"],
+  // credentials, cookies and CSRF are below every surface
+  ["auth", "http"],
+  ["auth", "web"],
+  ["auth", "mcp"],
 ];
 /** Folder pairs that must not import each other both ways. */
 const NO_CYCLE: readonly (readonly [string, string])[] = [
@@ -65,7 +69,7 @@ test("the folder graph sees the edges that are meant to exist", () => {
   for (const edge of ["web -> http", "http -> mcp", "http -> auth", "web -> auth", "(root) -> http"]) assert.ok(graph.has(edge), `expected ${edge}`);
 });
 
-test("src/http imports nothing from src/web, and src/mcp nothing from src/http", () => {
+test("src/http imports nothing from src/web, src/mcp nothing from src/http, src/auth no surface", () => {
   const graph = folderGraph();
   for (const [from, to] of FORBIDDEN) assert.deepEqual(graph.get(`${from} -> ${to}`) ?? [], [], `${from}/ must not import ${to}/`);
 });
