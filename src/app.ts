@@ -16,12 +16,14 @@ import { navigationRoutes } from "./http/routes/navigation-routes.ts";
 import { pluginRoutes } from "./http/routes/plugin-routes.ts";
 import { toolRoutes } from "./http/routes/tool-routes.ts";
 import { visibilityRoutes } from "./http/routes/visibility-routes.ts";
+import { mcpRoutes } from "./http/routes/mcp-route.ts";
 import { createRouter, type Route } from "./http/router.ts";
 import { createHttpServer } from "./http/server.ts";
 import { createDrain } from "./lifecycle/drain.ts";
 import { createPendingWork } from "./lifecycle/pending-work.ts";
 import { shutdownGracefully } from "./lifecycle/shutdown.ts";
 import { createEventBus } from "./events/event-bus.ts";
+import { createHub } from "./events/hub.ts";
 import { toolEvent } from "./events/product-events.ts";
 import { bindPluginEvents } from "./events/knot-events.ts";
 import { withRunEvents } from "./events/run-events.ts";
@@ -57,6 +59,14 @@ export interface App extends Services {
   close(): Promise<void>;
 }
 
+/** What parts built early announce to parts built later (the MCP surface listens). */
+interface AppSignals {
+  /** These users' visible tools may have changed (all users when undefined). */
+  toolsChanged: readonly string[] | undefined;
+  /** A token (an OAuth connection) was revoked: its MCP sessions end. */
+  tokenRevoked: string;
+}
+
 export interface AppOptions {
   readonly logger?: Logger;
 }
@@ -72,7 +82,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   for (const failure of registry.failed) logger.warn("plugin failed to load", { plugin: failure.name, reason: failure.reason });
   const pool = createPluginPool(registry, { deadlineMs: config.handlerTimeoutMs, logger, onCall: handlerCallObserver(metrics, logger) });
   const loopbackTokens = createLoopbackTokens();
-  let mcp: McpSurface | null = null;
+  const signals = createHub<AppSignals>();
   const oauth = createOAuthService({
     store, config, logger,
     // The row names the connection even when the event is its revocation (principalForToken would
@@ -80,7 +90,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
     onEvent: ({ tool, connection, outcome }) => void auth.principalFor(connection.userId, "token")
       .then((user) => user && { ...user, scopes: connection.scopes, tokenId: connection.id, ...(connection.connection ? { clientName: connection.connection.clientName } : {}) })
       .then((principal) => audit.record({ principal, surface: "http", tool, args: { clientId: connection.connection?.clientId ?? null, connectionId: connection.id }, outcome, durationMs: 0 })),
-    closeSessions: (tokenId) => mcp?.sessions.closeOfToken(tokenId),
+    closeSessions: (tokenId) => signals.emit("tokenRevoked", tokenId),
   });
   const auth = observeAuth(createAuthenticator(store, loopbackTokens, oauth), metrics);
   const audit = observeAudit(await createAuditLog({ store, maskKey: config.audit.maskKey, logger, events: { fallback: () => metrics.auditFallback(), lost: () => metrics.auditLost() } }), metrics, auditWrites);
@@ -94,7 +104,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   const events = createEventBus(store, logger);
   bindPluginEvents(pool, registry, events);
   const catalog = createUserToolsCatalog(store, registry, {
-    onChange: (tool, previous) => mcp?.notifyToolsChanged(usersAffectedBy(tool, previous)),
+    onChange: (tool, previous) => signals.emit("toolsChanged", usersAffectedBy(tool, previous)),
     onEvent: (type, tool, by) => events.emit(toolEvent(type, tool, by.user.name, by)),
   });
   let baseUrl: string | null = null;
@@ -103,22 +113,22 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
     sandbox: observeSandbox(sandbox, { metrics, logger, runs }), catalog, registry, loopbackTokens, limits: config.limits, loopbackBase: () => baseUrl, tokenTtlMs: config.loopbackTokenTtlMs, quotas,
   }), () => events);
   const services: Services = { config, store, pool, auth, loopbackTokens, audit, catalog, runner, logger, runtimeVersion: RUNTIME_VERSION, events, oauth,
-    toolsChanged: (userIds) => mcp?.notifyToolsChanged(userIds) };
+    toolsChanged: (userIds) => signals.emit("toolsChanged", userIds) };
 
-  mcp = createMcpSurface(services);
+  const mcp = createMcpSurface(services);
+  signals.on("toolsChanged", (userIds) => mcp.notifyToolsChanged(userIds));
+  signals.on("tokenRevoked", (tokenId) => mcp.sessions.closeOfToken(tokenId));
   const sinks = startSinkDispatcher({ store, auth, runner, audit, logger, settings: config.sinks, leaseMs: config.limits.wallMs + 30_000 });
   events.onStored(() => sinks.wake());
   await mcp.startChangeBus();
   const retention = startAuditRetention(store, config.audit.retentionDays, logger);
-  const routes: Route[] = [...visibilityRoutes(services, mcp), ...auditRoutes(services), ...coreRoutes(services), ...navigationRoutes(services), ...pluginRoutes(services), ...toolRoutes(services, { catalog, runner, audit }), ...webRoutes(services), ...sinkRoutes(services), ...consentRoutes(services, oauth), ...metricsRoutes(metrics)];
+  const routes: Route[] = [...visibilityRoutes(services, mcp), ...auditRoutes(services), ...coreRoutes(services), ...navigationRoutes(services), ...pluginRoutes(services), ...toolRoutes(services), ...webRoutes(services), ...sinkRoutes(services), ...consentRoutes(services, oauth), ...metricsRoutes(metrics),
+    ...mcpRoutes({ edge: mcp.http, challenge: oauth.challenge, maxBodyBytes: config.maxBodyBytes })];
   const drain = createDrain({
     // While draining, a running tool's loopback calls still reach their handlers so the run can finish.
     exempt: (req) => isLoopbackAddress(req.socket.remoteAddress) && loopbackTokens.lookup(bearerFrom(req.headers.authorization) ?? "") !== null,
-    // The MCP notification stream (GET /mcp) never ends by itself; it is closed with the server.
-    // So is a 2026 `subscriptions/listen` stream (a POST that stays open).
-    untracked: (req) => (req.url ?? "").split("?")[0] === "/mcp" && (req.method === "GET" || req.headers["mcp-method"] === "subscriptions/listen"),
   });
-  const server = createHttpServer({ router: createRouter(routes), auth, logger, maxBodyBytes: config.maxBodyBytes, fallback: async (req, res, requestId) => (await oauth.handleHttp(req, res)) || mcp.handleHttp(req, res, requestId), drain, limits: config.http });
+  const server = createHttpServer({ router: createRouter(routes), auth, logger, maxBodyBytes: config.maxBodyBytes, fallback: oauth.handleHttp, drain, limits: config.http });
   metrics.watch({ sandbox: () => sandbox.stats(), quotas: () => quotas.stats(), httpInFlight: () => drain.inFlight, mcpSessions: () => mcp.sessions.size });
   let closing: Promise<void> | null = null;
 

@@ -70,9 +70,3 @@ export class KnotError extends Error {
     return { code: this.code, message: this.message };
   }
 }
-
-/** Turns anything thrown into something safe to show; non-KnotErrors lose their message. */
-export function redact(error: unknown): { code: string; message: string } {
-  if (error instanceof KnotError) return error.toJSON();
-  return { code: "INTERNAL", message: "internal error" };
-}

@@ -52,10 +52,6 @@ const reply = {
   error: (code: string, message: string): DeliverPayload => JSON.stringify({ ok: false, json: false, body: "", code, message }),
 };
 
-export function refusedCall(code: string, message: string): DeliverPayload {
-  return reply.error(code, message);
-}
-
 export function loopbackUrl(baseUrl: string, call: LoopbackRequest): string {
   const base = baseUrl.endsWith("/") ? baseUrl.slice(0, -1) : baseUrl;
   const path = `${PLUGIN_ROUTE_PREFIX}${encodeURIComponent(call.plugin)}/${encodeURIComponent(call.fn)}`;

@@ -16,6 +16,11 @@ export const SESSION_SECRET_PREFIX = "kts_";
 
 export type RouteClass = "plugin" | "api-read" | "api" | "mcp";
 
+/** Whether a route class takes the web-session cookie at all (never /mcp: bearer tokens only). */
+export function acceptsSession(route: RouteClass): boolean {
+  return route !== "mcp";
+}
+
 export interface Credential {
   readonly bearer: string | null;
   /** The session cookie's value, used only when no bearer was presented. */
@@ -82,7 +87,7 @@ export function createAuthenticator(store: Store, loopback: LoopbackTokens, conn
     principalForToken,
     async authenticate({ bearer, session, remoteAddress, route }) {
       if (!bearer) {
-        if (!session || !session.startsWith(SESSION_SECRET_PREFIX) || route === "mcp") return null;
+        if (!session || !session.startsWith(SESSION_SECRET_PREFIX) || !acceptsSession(route)) return null;
         const principal = await storedTokenPrincipal(session);
         return principal && { ...principal, via: "session" };
       }

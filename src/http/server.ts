@@ -1,29 +1,33 @@
 /**
- * The one HTTP server: authenticates, routes, and turns every failure into a coded JSON answer.
- * No input may crash it: unexpected errors are logged with the request id and answered as
- * INTERNAL without detail.
+ * The one HTTP server: routes, authenticates, and turns every failure into a coded answer (JSON,
+ * or the route's own form: `/mcp` answers JSON-RPC). No input may crash it: unexpected errors are
+ * logged with the request id and answered as INTERNAL without detail.
  */
 import { randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import { bearerFrom, type Authenticator } from "../auth/authenticate.ts";
+import { acceptsSession, bearerFrom, type Authenticator } from "../auth/authenticate.ts";
+import { assertCsrfProof, needsCsrfProof } from "../auth/csrf.ts";
+import { requestIsSecure, sessionFromCookies } from "../auth/session-cookie.ts";
 import { KnotError } from "../errors.ts";
 import { effectiveIsAdmin } from "../identity/principal.ts";
 import type { Logger } from "../log.ts";
 import type { Drain } from "../lifecycle/drain.ts";
-import { assertCsrfProof, needsCsrfProof, requestIsSecure, sessionFromCookies } from "../web/session-cookie.ts";
 import { parseJsonObject, parseParamsBody, readBody } from "./body.ts";
 import { runInRequestScope } from "./request-scope.ts";
 import { applyConnectionLimits, connectionsCheckingIntervalMs, DEFAULT_HTTP_LIMITS, type HttpLimits } from "./connection-limits.ts";
 import { sendError } from "./respond.ts";
-import type { PublicContext, Route, Router } from "./router.ts";
+import type { ErrorRenderer, PublicContext, Route, RouteMatch, Router } from "./router.ts";
 
 export interface HttpServerOptions {
   readonly router: Router;
   readonly auth: Authenticator;
   readonly logger: Logger;
   readonly maxBodyBytes: number;
-  /** Handles paths the router does not own (e.g. /mcp); answers true when it took the request. */
-  readonly fallback?: (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<boolean>;
+  /**
+   * A foreign handler owning paths outside the route table (the OAuth provider's endpoints); asked
+   * first, it answers true when it took the request.
+   */
+  readonly fallback?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
   /** Graceful shutdown: refuses requests once draining and counts those in flight. */
   readonly drain?: Drain;
   /** Request timeouts and connection caps (defaults: DEFAULT_HTTP_LIMITS). */
@@ -46,9 +50,11 @@ export function createHttpServer(options: HttpServerOptions): http.Server {
     }
     const started = performance.now();
     res.once("finish", () => options.logger.debug("http request", { requestId: ids.requestId, method: req.method, path: (req.url ?? "").split("?")[0], status: res.statusCode, durationMs: Math.round(performance.now() - started) }));
-    const handled = runInRequestScope(ids, () => handle(options, req, res, ids))
-      .catch((error: unknown) => fail(options.logger, res, error, ids.requestId));
-    options.drain?.track(req, res, handled);
+    const target = locate(options.router, req);
+    const matched = "matched" in target && target.matched && "route" in target.matched ? target.matched.route : null;
+    const handled = runInRequestScope(ids, () => handle(options, req, res, ids, target))
+      .catch((error: unknown) => fail(options.logger, res, error, ids.requestId, matched?.renderError));
+    if (!matched?.untracked?.(req)) options.drain?.track(res, handled);
   });
   applyConnectionLimits(server, limits);
   server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
@@ -65,29 +71,46 @@ interface RequestIds {
   clientRequestId: string | null;
 }
 
-async function handle(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse, ids: RequestIds): Promise<void> {
-  const url = requestUrl(req.url);
-  if (options.fallback && (await options.fallback(req, res, ids.requestId))) return;
+/** The request's URL and route, found before anything is awaited (the drain asks the route). */
+type Target = { url: URL; matched: RouteMatch } | { invalid: KnotError };
+
+function locate(router: Router, req: IncomingMessage): Target {
+  let url: URL;
+  try {
+    url = requestUrl(req.url);
+  } catch (error) {
+    return { invalid: error as KnotError };
+  }
   const method = req.method ?? "GET";
-  const matched = options.router.match(method === "HEAD" ? "GET" : method, url.pathname);
+  return { url, matched: router.match(method === "HEAD" ? "GET" : method, url.pathname) };
+}
+
+async function handle(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse, ids: RequestIds, target: Target): Promise<void> {
+  if ("invalid" in target) throw target.invalid;
+  if (options.fallback && (await options.fallback(req, res))) return;
+  const { url, matched } = target;
+  const method = req.method ?? "GET";
   if (!matched) throw new KnotError("NOT_FOUND", `no route for ${url.pathname}`);
   if ("allowed" in matched) {
     res.setHeader("allow", [...new Set(matched.allowed)].join(", "));
     throw new KnotError("BAD_REQUEST", `method ${method} is not allowed on ${url.pathname}`);
   }
+  const route: Route = matched.route;
+  const maxBodyBytes = route.maxBodyBytes ?? options.maxBodyBytes;
   const base: PublicContext = {
     req, res, url, params: matched.params, requestId: ids.requestId,
-    json: async () => parseJsonObject(await readBody(req, options.maxBodyBytes)),
-    bodyParams: async () => parseParamsBody(await readBody(req, options.maxBodyBytes), req.headers["content-type"]),
+    body: () => readBody(req, maxBodyBytes),
+    json: async () => parseJsonObject(await readBody(req, maxBodyBytes)),
+    bodyParams: async () => parseParamsBody(await readBody(req, maxBodyBytes), req.headers["content-type"]),
   };
-  const route: Route = matched.route;
   if (route.access === "public") return route.handle(base);
+  if (route.beforeAuth?.(req, res)) return;
 
   const bearer = bearerFrom(req.headers.authorization);
-  const session = bearer ? null : sessionFromCookies(req.headers.cookie, requestIsSecure(req));
+  const session = bearer || !acceptsSession(route.access) ? null : sessionFromCookies(req.headers.cookie, requestIsSecure(req));
   const principal = await options.auth.authenticate({ bearer, session, remoteAddress: req.socket.remoteAddress, route: route.access });
   if (!principal) {
-    res.setHeader("www-authenticate", 'Bearer realm="knot-tools"');
+    res.setHeader("www-authenticate", route.challenge ? route.challenge(bearer !== null) : 'Bearer realm="knot-tools"');
     throw new KnotError("UNAUTHENTICATED", session ? "your session has ended: sign in again" : "a valid bearer token is required");
   }
   if (principal.via === "session" && needsCsrfProof(method, route.access)) assertCsrfProof(req.headers);
@@ -120,7 +143,7 @@ function requestUrl(target: string | undefined): URL {
   }
 }
 
-function fail(logger: Logger, res: ServerResponse, error: unknown, requestId: string): void {
+function fail(logger: Logger, res: ServerResponse, error: unknown, requestId: string, render: ErrorRenderer = sendError): void {
   const known = error instanceof KnotError ? error : null;
   if (!known) logger.error("request failed", { requestId, error });
   if (res.headersSent) {
@@ -129,5 +152,5 @@ function fail(logger: Logger, res: ServerResponse, error: unknown, requestId: st
   }
   // A refused body is not read further: close the connection rather than drain a large upload.
   const headers: Record<string, string> = known?.code === "PAYLOAD_TOO_LARGE" ? { connection: "close" } : {};
-  sendError(res, known ?? new KnotError("INTERNAL", "internal error"), headers);
+  render(res, known ?? new KnotError("INTERNAL", "internal error"), headers);
 }

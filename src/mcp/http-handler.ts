@@ -3,20 +3,20 @@
  * goes to the SDK's stateless per-request handler (any instance can answer it); anything else is
  * 2025-11-25 and keeps today's sessions (or stateless serving, `[mcp] stateless = true`). Threats: DNS rebinding from a browser, anonymous callers, callers
  * without the MCP permission, and a session id used with another user's token. Guarantees, in
- * order, before the SDK sees a byte: Host/Origin checked; a valid bearer token (401 with
- * `WWW-Authenticate` otherwise; loopback tokens are not accepted here); `knot.mcp` held (admins
- * pass); in stateful mode, a session is served only to the user who opened it. Each request's own
- * principal travels to the handlers in `authInfo`, so listing and calling use the current token.
+ * order, before the SDK sees a byte: Host/Origin checked (`beforeAuth`); a valid bearer token (the
+ * HTTP server, src/http/routes/mcp-route.ts: 401 with `WWW-Authenticate` otherwise; loopback
+ * tokens and session cookies are not accepted here); `knot.mcp` held (admins pass); in stateful
+ * mode, a session is served only to the user who opened it. Each request's own principal travels
+ * to the handlers in `authInfo`, so listing and calling use the current token.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuditLog } from "../audit/audit-log.ts";
-import { bearerFrom, type Authenticator } from "../auth/authenticate.ts";
 import type { Principal } from "../identity/principal.ts";
 import type { Cors } from "./cors.ts";
 import type { HostCheck } from "./host-check.ts";
 import { auditRefusedCalls, isInitialize, rpcError, UNREADABLE } from "./http-replies.ts";
-import { readLimitedMcpBody } from "./request-limits.ts";
+import { parseLimitedMcpBody } from "./request-limits.ts";
 import type { ParamHeaderCheck } from "./param-header-check.ts";
 import { isLegacyRequest, StreamableHTTPServerTransport, toWebRequest, type AuthInfo, type Server } from "./sdk.ts";
 import { setAsideBadArguments, type SetAside } from "./set-aside.ts";
@@ -24,15 +24,11 @@ import type { SessionRegistry } from "./sessions.ts";
 import { mcpRefusal } from "./tool-gates.ts";
 
 export interface HttpHandlerDeps {
-  readonly auth: Authenticator;
   readonly audit: AuditLog;
   readonly hostCheck: HostCheck;
   readonly sessions: SessionRegistry;
   readonly stateless: boolean;
-  readonly maxBodyBytes: number;
-  /** The 401's `WWW-Authenticate` value (src/oauth/www-authenticate.ts). */
-  challenge(tokenPresented: boolean): string;
-  readonly cors?: Cors;
+  readonly cors: Cors;
   /** A fresh SDK server whose handlers read the principal from `authInfo.extra` (see authInfoFor). */
   newServer(stateful: boolean): Server;
   /** The 2026-07-28 handler of this user (each user's subscription streams hear only their own changes). */
@@ -55,54 +51,53 @@ export interface RequestAuth {
   readonly setAside: SetAside;
 }
 
-export type McpHttpHandler = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<boolean>;
+/** What the HTTP server's `/mcp` route (src/http/routes/mcp-route.ts) calls, in this order. */
+export interface McpHttpEdge {
+  /** Answers a CORS preflight (OPTIONS) in full: it carries no token and grants nothing by itself. */
+  preflight(req: IncomingMessage, res: ServerResponse): void;
+  /** Before authentication: CORS headers for an allowed origin, then the Host/Origin check; true when it refused. */
+  beforeAuth(req: IncomingMessage, res: ServerResponse): boolean;
+  /** The notification streams (GET, 2026 `subscriptions/listen`), which never end by themselves. */
+  longLived(req: IncomingMessage): boolean;
+  /** An authenticated request; `body` is the raw POST body (read under the size limit), else undefined. */
+  serve(req: IncomingMessage, res: ServerResponse, request: { principal: Principal; requestId: string; body: Buffer | undefined }): Promise<void>;
+}
 
-export function createMcpHttpHandler(deps: HttpHandlerDeps): McpHttpHandler {
-  return async function handleMcp(req, res, requestId) {
-    const path = (req.url ?? "/").split("?")[0];
-    if (path !== "/mcp") return false;
-    // A CORS preflight carries no token: answered before authentication (it grants nothing by itself).
-    if (req.method === "OPTIONS" && deps.cors) {
-      deps.cors.preflight(req, res);
-      return true;
-    }
-    deps.cors?.decorate(req, res);
-    const refusedHost = deps.hostCheck(req);
-    if (refusedHost) {
-      rpcError(res, 403, "HOST_NOT_ALLOWED", refusedHost);
-      return true;
-    }
-    const bearer = bearerFrom(req.headers.authorization);
-    const principal = await deps.auth.authenticate({ bearer, remoteAddress: req.socket.remoteAddress, route: "mcp" });
-    if (!principal) {
-      rpcError(res, 401, "UNAUTHENTICATED", "a valid bearer token is required", { "www-authenticate": deps.challenge(bearer !== null) });
-      return true;
-    }
-    let body = req.method === "POST" ? await readLimitedMcpBody(req, res, deps.maxBodyBytes) : undefined;
-    if (body === UNREADABLE) return true;
-    const refused = mcpRefusal(principal);
-    if (refused) {
-      await auditRefusedCalls(deps.audit, principal, body, "PERMISSION_DENIED", requestId);
-      rpcError(res, 403, "PERMISSION_DENIED", `permission denied: ${refused.detail}`);
-      return true;
-    }
-    const setAside: SetAside = new Map();
-    body = setAsideBadArguments(body, setAside);
-    (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(principal, requestId, res, setAside);
-    if (req.method === "POST" && (await isModern(req, body))) {
-      const mismatch = await deps.paramHeaders?.(principal, body, req);
-      if (mismatch) {
-        await auditRefusedCalls(deps.audit, principal, body, "BAD_REQUEST", requestId);
-        rpcError(res, 400, "BAD_REQUEST", `Bad Request: the request headers and body disagree: ${mismatch}`, {}, HEADER_MISMATCH);
-        return true;
-      }
-      await deps.modernFor(principal.user.id)(req, res, body);
-      return true;
-    }
-    if (deps.stateless) await serveStateless(deps, req, res, body);
-    else await serveStateful(deps, req, res, body, principal, requestId);
-    return true;
+export function createMcpHttpEdge(deps: HttpHandlerDeps): McpHttpEdge {
+  return {
+    preflight: (req, res) => deps.cors.preflight(req, res),
+    beforeAuth(req, res) {
+      deps.cors.decorate(req, res);
+      const refusedHost = deps.hostCheck(req);
+      if (refusedHost) rpcError(res, 403, "HOST_NOT_ALLOWED", refusedHost);
+      return refusedHost !== null;
+    },
+    longLived: (req) => req.method === "GET" || req.headers["mcp-method"] === "subscriptions/listen",
+    serve: (req, res, { principal, requestId, body: raw }) => handleMcp(deps, req, res, principal, requestId, raw),
   };
+}
+
+async function handleMcp(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerResponse, principal: Principal, requestId: string, raw: Buffer | undefined): Promise<void> {
+  let body = raw === undefined ? undefined : parseLimitedMcpBody(res, raw);
+  if (body === UNREADABLE) return;
+  const refused = mcpRefusal(principal);
+  if (refused) {
+    await auditRefusedCalls(deps.audit, principal, body, "PERMISSION_DENIED", requestId);
+    return rpcError(res, 403, "PERMISSION_DENIED", `permission denied: ${refused.detail}`);
+  }
+  const setAside: SetAside = new Map();
+  body = setAsideBadArguments(body, setAside);
+  (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(principal, requestId, res, setAside);
+  if (req.method === "POST" && (await isModern(req, body))) {
+    const mismatch = await deps.paramHeaders?.(principal, body, req);
+    if (mismatch) {
+      await auditRefusedCalls(deps.audit, principal, body, "BAD_REQUEST", requestId);
+      return rpcError(res, 400, "BAD_REQUEST", `Bad Request: the request headers and body disagree: ${mismatch}`, {}, HEADER_MISMATCH);
+    }
+    return deps.modernFor(principal.user.id)(req, res, body);
+  }
+  if (deps.stateless) await serveStateless(deps, req, res, body);
+  else await serveStateful(deps, req, res, body, principal, requestId);
 }
 
 function authInfoFor(principal: Principal, requestId: string, res: ServerResponse, setAside: SetAside): AuthInfo {

@@ -1,9 +1,7 @@
-/** Small pieces of the /mcp HTTP handler: JSON-RPC error answers, body reading, auditing refusals. */
-import type { IncomingMessage, ServerResponse } from "node:http";
+/** Small pieces of the /mcp HTTP handler: JSON-RPC error answers, body parsing, auditing refusals. */
+import type { ServerResponse } from "node:http";
 import { clampText } from "../audit/audit-bounds.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
-import { KnotError } from "../errors.ts";
-import { readBody } from "../http/body.ts";
 import type { Principal } from "../identity/principal.ts";
 
 /** JSON-RPC codes used before a message reaches the SDK. */
@@ -18,16 +16,8 @@ export function rpcError(res: ServerResponse, status: number, code: string, mess
 
 export const UNREADABLE = Symbol("unreadable");
 
-/** The POST body parsed as JSON, or UNREADABLE after answering 413 / a parse error. */
-export async function readJsonRpc(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<unknown> {
-  let body: Buffer;
-  try {
-    body = await readBody(req, maxBytes);
-  } catch (error) {
-    if (!(error instanceof KnotError)) throw error;
-    rpcError(res, error.status, String(error.code), error.message, { connection: "close" });
-    return UNREADABLE;
-  }
+/** The POST body parsed as JSON, or UNREADABLE after answering a parse error (the server refused an oversized body). */
+export function parseJsonRpc(res: ServerResponse, body: Buffer): unknown {
   try {
     return JSON.parse(body.toString("utf8")) as unknown;
   } catch {

@@ -4,20 +4,21 @@
  *
  * Threat: one POST carrying thousands of JSON-RPC messages made the server write an audit row
  * for each (synchronously) and then hand them all to the SDK, stalling the event loop for
- * seconds. Guarantee: the body is read under `maxBytes` (413 before a byte past it is buffered),
+ * seconds. Guarantee: the body is read under the route's limit by the HTTP server (413 before a
+ * byte past it is buffered; src/http/routes/mcp-route.ts),
  * and a batch of more than MAX_BATCH_MESSAGES messages is refused with 413 PAYLOAD_TOO_LARGE
  * before any of them is audited or parsed further. The handler then writes at most one audit row
  * for a refused request (http-replies.ts `auditRefusedCalls`).
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { readJsonRpc, rpcError, UNREADABLE } from "./http-replies.ts";
+import type { ServerResponse } from "node:http";
+import { parseJsonRpc, rpcError, UNREADABLE } from "./http-replies.ts";
 
 /** MCP clients send one message per POST (batches left the protocol in 2025-06-18); a few are tolerated. */
 export const MAX_BATCH_MESSAGES = 32;
 
-/** The POST body parsed, or UNREADABLE after answering the refusal (size, JSON, batch length). */
-export async function readLimitedMcpBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<unknown> {
-  const body = await readJsonRpc(req, res, maxBytes);
+/** The POST body parsed, or UNREADABLE after answering the refusal (JSON, batch length). */
+export function parseLimitedMcpBody(res: ServerResponse, raw: Buffer): unknown {
+  const body = parseJsonRpc(res, raw);
   if (body === UNREADABLE) return UNREADABLE;
   if (Array.isArray(body) && body.length > MAX_BATCH_MESSAGES) {
     rpcError(res, 413, "PAYLOAD_TOO_LARGE", `a JSON-RPC batch may hold at most ${MAX_BATCH_MESSAGES} messages, not ${body.length}`, { connection: "close" }, -32600);

@@ -1,5 +1,5 @@
 /**
- * Results as MCP clients receive them (DESIGN §3): a `return*` wins; a string is text; anything
+ * Results as MCP clients receive them (docs/plugins.md "Handlers", docs/user-tools.md): a `return*` wins; a string is text; anything
  * else is JSON text (and `structuredContent` when it is an object); content blocks pass through
  * after a shape check. A failure is a result with `isError: true` carrying only a coded, safe
  * message: never a stack, path or host detail.
@@ -31,7 +31,7 @@ export function toolResult(result: ToolResult): CallToolResult {
 /** `_meta` key naming the argument an INVALID_ARGUMENT result is about. */
 export const WHERE_META = "knot-tools/where";
 
-export const RETRY_AFTER_META = "knot-tools/retryAfterSeconds";
+const RETRY_AFTER_META = "knot-tools/retryAfterSeconds";
 
 export function errorResult(code: string, message: string): CallToolResult {
   return { content: [{ type: "text", text: message }], isError: true, _meta: { [ERROR_CODE_META]: code } };

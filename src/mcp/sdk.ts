@@ -9,13 +9,11 @@
 // The low-level Server is marked deprecated in favour of McpServer; we need it for per-user listing.
 export {
   Server, ProtocolError as SdkProtocolError, ProtocolErrorCode as ErrorCode, createMcpHandler, isLegacyRequest, inputRequired,
-  InMemoryServerEventBus, createRequestStateCodec, LATEST_PROTOCOL_VERSION, LOG_LEVEL_META_KEY, CLIENT_CAPABILITIES_META_KEY,
-  MissingRequiredClientCapabilityError,
+  createRequestStateCodec, LOG_LEVEL_META_KEY,
 } from "@modelcontextprotocol/server";
-export { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+export { serveStdio } from "@modelcontextprotocol/server/stdio";
 export { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport, toNodeHandler, toWebRequest } from "@modelcontextprotocol/node";
 export type {
-  AuthInfo, CallToolResult, ClientCapabilities, ContentBlock as McpContentBlock, InputRequiredResult, InputRequests, LoggingLevel,
-  McpHttpHandler as SdkHttpHandler, McpRequestContext, ServerContext, ServerEvent, ServerEventBus, Tool as McpTool, ToolAnnotations, Transport,
-  JSONRPCMessage,
+  AuthInfo, CallToolResult, ClientCapabilities, ContentBlock as McpContentBlock, InputRequiredResult, LoggingLevel,
+  McpHttpHandler as SdkHttpHandler, ServerContext, Tool as McpTool, Transport, JSONRPCMessage,
 } from "@modelcontextprotocol/server";

@@ -13,7 +13,7 @@ import { createCallTool } from "./call-tool.ts";
 import { createChangeBus, type ChangeBus } from "./change-bus.ts";
 import { createCors } from "./cors.ts";
 import { createHostCheck } from "./host-check.ts";
-import { createMcpHttpHandler, type McpHttpHandler, type RequestAuth } from "./http-handler.ts";
+import { createMcpHttpEdge, type McpHttpEdge, type RequestAuth } from "./http-handler.ts";
 import { toMcpTool } from "./listing.ts";
 import { createParamHeaderCheck } from "./param-header-check.ts";
 import { createMcpServer, type ConnectionOptions, type ServerCore } from "./mcp-server.ts";
@@ -30,8 +30,8 @@ import { mcpRefusal } from "./tool-gates.ts";
 export interface McpSurface {
   readonly resolver: ToolResolver;
   readonly sessions: SessionRegistry;
-  /** The HTTP server's fallback: takes `/mcp`, answers false for anything else. */
-  readonly handleHttp: McpHttpHandler;
+  /** What the HTTP server's `/mcp` route calls (src/http/routes/mcp-route.ts). */
+  readonly http: McpHttpEdge;
   /** Serves one MCP client over stdio (default: this process's stdin/stdout) acting as the user. */
   connectStdio(userId: string, streams?: { input: Readable; output: Writable }): Promise<{ readonly closed: Promise<void>; close(): Promise<void> }>;
   /** Sends `notifications/tools/list_changed` to the open connections of these users (all when omitted), on every instance. */
@@ -72,8 +72,8 @@ export function createMcpSurface(services: Services): McpSurface {
   });
   const modern = createModernHandlers(() => createMcpServer(core, httpOptions(true)), config.maxBodyBytes, logger);
 
-  const handleHttp = createMcpHttpHandler({
-    auth, audit, sessions, stateless: config.mcp.stateless, maxBodyBytes: config.maxBodyBytes, challenge: services.oauth.challenge,
+  const http = createMcpHttpEdge({
+    audit, sessions, stateless: config.mcp.stateless,
     hostCheck: createHostCheck(config.mcp.allowedHosts, config.mcp.corsOrigins), cors: createCors(config.mcp.corsOrigins ?? []),
     newServer: (stateful) => createMcpServer(core, httpOptions(stateful)),
     modernFor: (userId) => modern.of(userId),
@@ -97,7 +97,7 @@ export function createMcpSurface(services: Services): McpSurface {
   };
 
   return {
-    resolver, sessions, handleHttp,
+    resolver, sessions, http,
     async connectStdio(userId, streams) {
       await stdioPrincipal(userId);
       const setAside: SetAside = new Map();

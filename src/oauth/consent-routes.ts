@@ -2,7 +2,7 @@
  * The consent step, served under the interaction's own path (`/oauth/interaction/:uid`, where
  * oidc-provider's interaction cookie is scoped, so only the browser that started the
  * authorization can act on it). Threats: a forged approval (CSRF — session POSTs need the CSRF
- * header, see src/web/session-cookie.ts), approving someone else's interaction (the cookie must
+ * header, see src/auth/csrf.ts), approving someone else's interaction (the cookie must
  * name this uid), lending more than the person holds (parseConsent), and a scoped credential
  * minting itself a broader connection (refused, as for token creation).
  */

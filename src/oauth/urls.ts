@@ -12,5 +12,3 @@ export const OAUTH_PATHS = Object.freeze({
 });
 
 export const PROTECTED_RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource";
-export const AUTHORIZATION_SERVER_METADATA_PATH = "/.well-known/oauth-authorization-server";
-export const OPENID_CONFIGURATION_PATH = "/.well-known/openid-configuration";

@@ -1,4 +1,4 @@
-/** The validated, qualified form of a plugin's `// /// script` metadata block (DESIGN §2). */
+/** The validated, qualified form of a plugin's `// /// script` metadata block (docs/plugins.md "The metadata block"). */
 import type { HeaderParam } from "../validation/mcp-param-headers.ts";
 
 export type ParameterType = "string" | "int" | "float" | "bool" | "list" | "object";

@@ -3,7 +3,7 @@ import type { HandlerDecl, McpToolDecl, PageDecl, PluginManifest } from "./manif
 
 export type HandlerFunction = (request: PluginRequest) => unknown;
 
-/** The one argument every plugin handler takes (DESIGN §3). */
+/** The one argument every plugin handler takes (docs/plugins.md "Handlers"). */
 export interface PluginRequest {
   readonly method: string;
   readonly path: string;

@@ -13,7 +13,8 @@ import { sendJson } from "../http/respond.ts";
 import type { Route } from "../http/router.ts";
 import { toUserData } from "../identity/principal.ts";
 import type { Services } from "../services.ts";
-import { assertCsrfProof, requestIsSecure, SESSION_TTL_MS, sessionCookieHeader, sessionFromCookies } from "./session-cookie.ts";
+import { assertCsrfProof } from "../auth/csrf.ts";
+import { requestIsSecure, SESSION_TTL_MS, sessionCookieHeader, sessionFromCookies } from "../auth/session-cookie.ts";
 
 export function sessionRoutes(services: Services): Route[] {
   return [

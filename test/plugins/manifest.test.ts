@@ -148,7 +148,7 @@ test("a full manifest parses to qualified declarations with lines, defaults and 
   assert.deepEqual(parseOk(FULL), expected);
 });
 
-const DESIGN_EXAMPLE = `// /// script
+const DOCUMENTED_EXAMPLE = `// /// script
 // requires-runtime = ">=0.1"
 //
 // [tool.knot]
@@ -175,8 +175,8 @@ const DESIGN_EXAMPLE = `// /// script
 export async function export_all(request) {}
 `;
 
-test("the DESIGN.md example parses; a minimal block gets its defaults", () => {
-  const example = parseOk(DESIGN_EXAMPLE);
+test("the documented metadata example (docs/plugins.md) parses; a minimal block gets its defaults", () => {
+  const example = parseOk(DOCUMENTED_EXAMPLE);
   assert.deepEqual(example.handlers, [{ handler: "export_all", permission: "plugin.metrics.export", write: false, destructive: false, area: null, line: 9 }]);
   assert.equal(example.mcpTools[0]?.line, 13);
   assert.deepEqual(example.mcpTools[0]?.inputSchema, {

@@ -1,5 +1,5 @@
 /**
- * The trust boundary is visible in the tree (STYLE.md §1–2): sandbox/ never imports src/ or
+ * The trust boundary is visible in the tree (docs/architecture.md, "The zones"): sandbox/ never imports src/ or
  * client-modules/; the server side (sandbox/host, sandbox/index.ts) never loads the worker (so
  * isolated-vm stays out of the server process); each outside dependency enters through one file;
  * guest code imports only other guest files and is type-checked without Node types.

@@ -38,7 +38,7 @@ describe("a leaked loopback token cannot manage the server", () => {
     const { app } = t;
     routes = [
       ...visibilityRoutes(app, app.mcp), ...auditRoutes(app), ...coreRoutes(app), ...navigationRoutes(app), ...pluginRoutes(app),
-      ...toolRoutes(app, { catalog: app.catalog, runner: app.runner, audit: app.audit }), ...webRoutes(app), ...metricsRoutes(app.metrics),
+      ...toolRoutes(app), ...webRoutes(app), ...metricsRoutes(app.metrics),
     ];
   });
   after(async () => {

@@ -2,7 +2,6 @@ import type { AuditLog } from "../../audit/audit-log.ts";
 import { KnotError } from "../../errors.ts";
 import { BUILTIN_PERMISSIONS, type Principal } from "../../identity/principal.ts";
 import { scopeAllows } from "../../identity/scopes.ts";
-import type { Services } from "../../services.ts";
 import { draftSource, runAudited } from "../../tools/audited-run.ts";
 import { runOutcomeJson } from "../../tools/run-outcome.ts";
 import { RUN_USER_TOOLS_SCOPE, type RunSource, type ToolRunner } from "../../tools/tool-runner.ts";
@@ -30,7 +29,7 @@ export function mustScopeUserTools(principal: Principal): void {
 }
 
 /** `/api/tools…`: the user-tool API the editor, the CLI and scripts use. */
-export function toolRoutes(services: Services, deps: ToolRouteDeps): Route[] {
+export function toolRoutes(deps: ToolRouteDeps): Route[] {
   const { catalog } = deps;
   const argsOf = (body: Record<string, unknown>) => {
     const args = body.args ?? {};

@@ -1,5 +1,5 @@
 /**
- * Validates a parsed metadata document against the plugin format (DESIGN §2) and builds the
+ * Validates a parsed metadata document against the plugin format (docs/plugins.md "The metadata block") and builds the
  * qualified PluginManifest. `api` is checked first: a block written for another api version
  * is not checked further, since its keys may mean something else.
  */

@@ -1,6 +1,5 @@
-/** Plugin metadata: the `// /// script` block of a plugin's main.js, parsed and validated (DESIGN §2). */
+/** Plugin metadata: the `// /// script` block of a plugin's main.js, parsed and validated (docs/plugins.md "The metadata block"). */
 export { parsePluginManifest } from "./parse-manifest.ts";
 export type { ParseManifestResult } from "./parse-manifest.ts";
 export { parametersToJsonSchema } from "./json-schema.ts";
-export { validateParameterDecls, PARAMETER_TYPES, matchesParameterType } from "./parameters.ts";
-export { SUPPORTED_API } from "./check-manifest.ts";
+export { validateParameterDecls } from "./parameters.ts";

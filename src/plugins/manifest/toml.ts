@@ -1,5 +1,5 @@
 /**
- * The one place smol-toml enters the code base (STYLE: one file per outside dependency seam).
+ * The one place smol-toml enters the code base (one file per outside dependency: docs/architecture.md).
  * Parse errors come back as data with the 1-based line inside the parsed text, never as a throw.
  */
 import { parse, TomlError } from "smol-toml";

@@ -45,7 +45,11 @@ export function peerModuleSource(url: string): string {
   return lines.join("\n");
 }
 
-/** An async proxy: `await fn(params)` runs the peer's function as the current caller. */
+/**
+ * An async proxy: `await fn(params)` runs the peer's function as the current caller. Imported by
+ * the module source peerModuleSource writes, which no static analysis sees.
+ * @public
+ */
 export function peerFunction(key: string, fn: string): (params?: unknown) => Promise<unknown> {
   const proxy = async (params: unknown = {}) => {
     const entry = entries.get(key);

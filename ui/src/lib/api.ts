@@ -3,7 +3,7 @@
  * the browser, unreadable to scripts) and the `x-knot-csrf: 1` header the server requires on
  * cookie-authenticated requests. Errors arrive as ApiError with the server's stable `code`.
  */
-export const CSRF_HEADER = "x-knot-csrf";
+const CSRF_HEADER = "x-knot-csrf";
 
 export class ApiError extends Error {
   readonly code: string;

@@ -1,6 +1,6 @@
 /**
- * Why: the web UI signs in with a session cookie, and a cookie is sent by the browser on its own,
- * so a cookie alone must never be enough to change anything (CSRF). Three layers:
+ * The web UI's session cookie. Why: a cookie is sent by the browser on its own, so a cookie alone
+ * must never be enough to change anything (CSRF). Three layers (2 and 3 are in csrf.ts):
  *   1. the cookie is `HttpOnly` (page scripts cannot read it) and `SameSite=Strict` (browsers do
  *      not attach it to requests started by another site);
  *   2. every cookie-authenticated request that may change state (any method but GET/HEAD, and
@@ -15,14 +15,11 @@
  * host cannot plant one (cookie tossing), and the unprefixed name is then ignored. Plain-http
  * loopback keeps `knot_session` without Secure (docs/security.md argues why).
  */
-import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import type { RouteClass } from "../auth/authenticate.ts";
-import { KnotError } from "../errors.ts";
+import type { IncomingMessage } from "node:http";
 
 export const SESSION_COOKIE = "knot_session";
 /** The name over https. */
 export const SECURE_SESSION_COOKIE = "__Host-knot_session";
-export const CSRF_HEADER = "x-knot-csrf";
 /** How long a web session lasts (fixed, not sliding). */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
@@ -59,35 +56,4 @@ export function sessionCookieHeader(secret: string | null, options: { secure: bo
   const name = options.secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
   if (secret === null) return [`${name}=`, ...attributes, "Max-Age=0"].join("; ");
   return [`${name}=${secret}`, ...attributes, `Max-Age=${options.maxAgeSeconds ?? Math.floor(SESSION_TTL_MS / 1000)}`].join("; ");
-}
-
-/** Whether a cookie-authenticated request of this method on this route class needs the CSRF proof. */
-export function needsCsrfProof(method: string, route: RouteClass | "public"): boolean {
-  return route === "plugin" || (method !== "GET" && method !== "HEAD");
-}
-
-/**
- * Throws PERMISSION_DENIED unless a cookie-authenticated request proves it came from this UI.
- * `host` is the request's Host header, compared with the Origin the browser reports.
- */
-export function assertCsrfProof(headers: IncomingHttpHeaders): void {
-  if (headers[CSRF_HEADER] !== "1") {
-    throw new KnotError("PERMISSION_DENIED", `permission denied: requests signed in by the session cookie must send the ${CSRF_HEADER}: 1 header`);
-  }
-  const site = headers["sec-fetch-site"];
-  if (typeof site === "string" && site !== "same-origin" && site !== "none") {
-    throw new KnotError("PERMISSION_DENIED", "permission denied: cross-site request refused");
-  }
-  const origin = headers.origin;
-  if (typeof origin === "string" && origin !== "null") {
-    let originHost: string | null = null;
-    try {
-      originHost = new URL(origin).host;
-    } catch {
-      originHost = null;
-    }
-    if (originHost === null || originHost !== headers.host) throw new KnotError("PERMISSION_DENIED", "permission denied: cross-origin request refused");
-  } else if (origin === "null") {
-    throw new KnotError("PERMISSION_DENIED", "permission denied: cross-origin request refused");
-  }
 }

@@ -1,0 +1,42 @@
+/**
+ * The CSRF proof a cookie-authenticated request must carry (layers 2 and 3 of session-cookie.ts):
+ * the `x-knot-csrf: 1` header, which another origin cannot set without a CORS preflight this
+ * server never grants, and, when the browser says where the request came from, this same origin.
+ * Bearer-token requests carry no ambient credential and need none of this.
+ */
+import type { IncomingHttpHeaders } from "node:http";
+import { KnotError } from "../errors.ts";
+import type { RouteClass } from "./authenticate.ts";
+
+export const CSRF_HEADER = "x-knot-csrf";
+
+/** Whether a cookie-authenticated request of this method on this route class needs the CSRF proof. */
+export function needsCsrfProof(method: string, route: RouteClass | "public"): boolean {
+  return route === "plugin" || (method !== "GET" && method !== "HEAD");
+}
+
+/**
+ * Throws PERMISSION_DENIED unless a cookie-authenticated request proves it came from this UI.
+ * `host` is the request's Host header, compared with the Origin the browser reports.
+ */
+export function assertCsrfProof(headers: IncomingHttpHeaders): void {
+  if (headers[CSRF_HEADER] !== "1") {
+    throw new KnotError("PERMISSION_DENIED", `permission denied: requests signed in by the session cookie must send the ${CSRF_HEADER}: 1 header`);
+  }
+  const site = headers["sec-fetch-site"];
+  if (typeof site === "string" && site !== "same-origin" && site !== "none") {
+    throw new KnotError("PERMISSION_DENIED", "permission denied: cross-site request refused");
+  }
+  const origin = headers.origin;
+  if (typeof origin === "string" && origin !== "null") {
+    let originHost: string | null = null;
+    try {
+      originHost = new URL(origin).host;
+    } catch {
+      originHost = null;
+    }
+    if (originHost === null || originHost !== headers.host) throw new KnotError("PERMISSION_DENIED", "permission denied: cross-origin request refused");
+  } else if (origin === "null") {
+    throw new KnotError("PERMISSION_DENIED", "permission denied: cross-origin request refused");
+  }
+}
