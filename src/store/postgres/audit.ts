@@ -1,6 +1,7 @@
 /**
- * The audit log: append-only and hash-chained (recipe in ../audit-hash.ts), shared by every
- * instance on the database. An append is one call of the `audit_append` function (migrations.ts):
+ * Appending to the audit log on PostgreSQL: append-only and hash-chained (recipe in
+ * ../audit-hash.ts), shared by every instance on the database (reading and pruning are shared with
+ * SQLite: ../sql/audit-queries.ts). An append is one call of the `audit_append` function (migrations.ts):
  * it takes a transaction-level advisory lock before it reads the previous hash, so appends from
  * any number of connections and instances form one chain (the next appender waits until this one
  * commits, then reads its row), and the lock is held for microseconds rather than round trips.
@@ -9,17 +10,14 @@
  */
 import { KnotError } from "../../errors.ts";
 import { canonicalJson } from "../audit-hash.ts";
-import { DEFAULT_AUDIT_LIMIT, MAX_AUDIT_LIMIT } from "../sqlite/audit.ts";
-import type { AuditEntry, AuditEntryInput, AuditQuery, Store } from "../store.ts";
+import type { AuditEntry, AuditEntryInput, Store } from "../store.ts";
 import type { StoreContext } from "./context.ts";
 import { hashedAroundSeq } from "./audit-hash-parts.ts";
-import { AUDIT_LOCK_CLASS, lockAuditChain } from "./locks.ts";
-import type { PgQueryable, PgValue } from "./pg-driver.ts";
-import { deepFreeze, toAuditEntry } from "./rows.ts";
+import { deepFreeze } from "../sql/records.ts";
+import { AUDIT_LOCK_CLASS } from "./locks.ts";
+import type { PgQueryable } from "./pg-driver.ts";
 
-type AuditMethods = Pick<Store, "appendAudit" | "appendAuditBatch" | "queryAudit" | "iterateAudit" | "pruneAudit">;
-
-const PAGE_SIZE = 500;
+type AuditMethods = Pick<Store, "appendAudit" | "appendAuditBatch">;
 
 /**
  * Text as PostgreSQL will store it: a lone surrogate becomes U+FFFD (UTF-8 cannot hold it) and
@@ -78,12 +76,6 @@ async function appendWith(db: PgQueryable, { entry, argsJson }: { entry: AuditEn
   return deepFreeze<AuditEntry>({ ...entry, seq: Number(row!.seq), prevHash: String(row!.prev_hash), hash: String(row!.hash) });
 }
 
-/** `seq < before` as an integer bound PostgreSQL accepts; null when no seq can match. */
-function seqBound(before: number): number | null {
-  if (Number.isNaN(before) || before === -Infinity) return null;
-  return Math.min(Math.ceil(before), Number.MAX_SAFE_INTEGER);
-}
-
 export function createAuditMethods({ db }: StoreContext): AuditMethods {
   return {
     async appendAudit(input) {
@@ -97,58 +89,6 @@ export function createAuditMethods({ db }: StoreContext): AuditMethods {
         const rows: AuditEntry[] = [];
         for (const item of normalized) rows.push(await appendWith(tx, item));
         return rows;
-      });
-    },
-
-    async queryAudit(query: AuditQuery) {
-      const where: string[] = [];
-      const params: PgValue[] = [];
-      const filter = (column: string, operator: string, value: PgValue | undefined) => {
-        if (value === undefined) return;
-        params.push(value);
-        where.push(`${column} ${operator} $${params.length}`);
-      };
-      filter("user_id", "=", query.userId);
-      filter("tool", "=", query.tool);
-      filter("outcome", "=", query.outcome);
-      filter("at", ">=", query.since);
-      filter("at", "<", query.until);
-      if (query.before !== undefined) {
-        const bound = seqBound(query.before);
-        if (bound === null) return [];
-        filter("seq", "<", bound);
-      }
-      const limit = Math.min(Math.max(Math.trunc(query.limit ?? DEFAULT_AUDIT_LIMIT), 1), MAX_AUDIT_LIMIT);
-      params.push(Number.isNaN(limit) ? DEFAULT_AUDIT_LIMIT : limit);
-      const sql = `SELECT * FROM audit ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT $${params.length}`;
-      return (await db.query(sql, params)).rows.map(toAuditEntry);
-    },
-
-    async *iterateAudit() {
-      // Paged by seq so no connection stays checked out across the caller's awaits.
-      let after = 0;
-      for (;;) {
-        const { rows } = await db.query("SELECT * FROM audit WHERE seq > $1 ORDER BY seq LIMIT $2", [after, PAGE_SIZE]);
-        for (const row of rows) yield toAuditEntry(row);
-        if (rows.length < PAGE_SIZE) return;
-        after = Number(rows.at(-1)!.seq);
-      }
-    },
-
-    async pruneAudit(olderThan) {
-      return db.transaction(async (tx) => {
-        // The same lock as appends: the anchor and the rows deleted describe one moment of the chain.
-        await lockAuditChain(tx);
-        // The prefix of the chain up to (not including) the first row that is not old enough.
-        const [first] = (await tx.query("SELECT min(seq) AS seq FROM audit WHERE at >= $1", [olderThan])).rows;
-        const bound = first?.seq === null || first?.seq === undefined ? Number.MAX_SAFE_INTEGER : Number(first.seq);
-        const [lastPruned] = (await tx.query("SELECT seq, hash FROM audit WHERE seq < $1 ORDER BY seq DESC LIMIT 1", [bound])).rows;
-        if (lastPruned === undefined) return 0;
-        await tx.query(
-          "INSERT INTO audit_anchor (id, seq, hash) VALUES (1, $1, $2) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
-          [Number(lastPruned.seq), String(lastPruned.hash)],
-        );
-        return (await tx.query("DELETE FROM audit WHERE seq < $1", [bound])).rowCount;
       });
     },
   };

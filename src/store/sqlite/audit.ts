@@ -1,21 +1,16 @@
 /**
- * The audit log: append-only and hash-chained (recipe in ../audit-hash.ts). The previous hash is
- * read and the new row written in one IMMEDIATE transaction, so appends from any number of callers
- * or processes form one chain. Pruning removes only a prefix of the chain, so what remains still
- * verifies; the last pruned row's hash is kept as the anchor the next row links to if none remain.
+ * Appending to the audit log on SQLite: append-only and hash-chained (recipe in ../audit-hash.ts).
+ * The previous hash is read and the new row written in one IMMEDIATE transaction, so appends from
+ * any number of callers or processes form one chain. Synchronous, for the writer thread
+ * (audit-writer-worker.ts); reading and pruning are shared (../sql/audit-queries.ts).
  */
 import { KnotError } from "../../errors.ts";
 import { auditRowHash, canonicalJson, GENESIS_HASH } from "../audit-hash.ts";
-import type { AuditEntry, AuditEntryInput, AuditQuery, Store } from "../store.ts";
+import type { AuditEntry, AuditEntryInput, Store } from "../store.ts";
 import type { StoreContext } from "./context.ts";
-import { deepFreeze, toAuditEntry } from "./rows.ts";
-import type { SqlValue } from "./sqlite-driver.ts";
+import { deepFreeze } from "../sql/records.ts";
 
-type AuditMethods = Pick<Store, "appendAudit" | "appendAuditBatch" | "queryAudit" | "iterateAudit" | "pruneAudit">;
-
-export const DEFAULT_AUDIT_LIMIT = 100;
-export const MAX_AUDIT_LIMIT = 1000;
-const PAGE_SIZE = 500;
+type AuditMethods = Pick<Store, "appendAudit" | "appendAuditBatch">;
 
 /** SQLite stores text as UTF-8, which cannot hold a lone surrogate: fix it before hashing, so the hash covers what is stored. */
 const wellFormed = <T extends string | null>(value: T): T => (value === null ? value : (value.toWellFormed() as T));
@@ -84,52 +79,6 @@ export function createAuditMethods({ db }: StoreContext): AuditMethods {
     async appendAuditBatch(inputs) {
       const normalized = inputs.map(normalize);
       return db.transaction(() => normalized.map(({ entry, argsJson }) => appendInTransaction(entry, argsJson)));
-    },
-
-    async queryAudit(query: AuditQuery) {
-      const where: string[] = [];
-      const params: SqlValue[] = [];
-      const filter = (clause: string, value: SqlValue | undefined) => {
-        if (value === undefined) return;
-        where.push(clause);
-        params.push(value);
-      };
-      filter("user_id = ?", query.userId);
-      filter("tool = ?", query.tool);
-      filter("outcome = ?", query.outcome);
-      filter("at >= ?", query.since);
-      filter("at < ?", query.until);
-      filter("seq < ?", query.before);
-      const limit = Math.min(Math.max(Math.trunc(query.limit ?? DEFAULT_AUDIT_LIMIT), 1), MAX_AUDIT_LIMIT);
-      const sql = `SELECT * FROM audit ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT ?`;
-      return db.all(sql, ...params, limit).map(toAuditEntry);
-    },
-
-    async *iterateAudit() {
-      // Paged by seq so no read stays open across the caller's awaits.
-      let after = 0;
-      for (;;) {
-        const page = db.all("SELECT * FROM audit WHERE seq > ? ORDER BY seq LIMIT ?", after, PAGE_SIZE);
-        for (const row of page) yield toAuditEntry(row);
-        if (page.length < PAGE_SIZE) return;
-        after = Number(page.at(-1)!.seq);
-      }
-    },
-
-    async pruneAudit(olderThan) {
-      return db.transaction(() => {
-        // The prefix of the chain up to (not including) the first row that is not old enough.
-        const firstKept = db.get("SELECT min(seq) AS seq FROM audit WHERE at >= ?", olderThan)?.seq ?? null;
-        const bound = firstKept === null ? Number.MAX_SAFE_INTEGER : Number(firstKept);
-        const lastPruned = db.get("SELECT seq, hash FROM audit WHERE seq < ? ORDER BY seq DESC LIMIT 1", bound);
-        if (lastPruned === undefined) return 0;
-        db.run(
-          "INSERT INTO audit_anchor (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
-          Number(lastPruned.seq),
-          String(lastPruned.hash),
-        );
-        return db.run("DELETE FROM audit WHERE seq < ?", bound).changes;
-      });
     },
   };
 }
