@@ -8,8 +8,7 @@
  * Pruning takes the same lock and removes only a prefix of the chain; the last pruned row's hash
  * is kept as the anchor the next row links to if none remain.
  */
-import { KnotError } from "../../errors.ts";
-import { canonicalJson } from "../audit-hash.ts";
+import { auditColumnValues, storedAuditEntry, type StoredAuditEntry } from "../audit-row.ts";
 import type { AuditEntry, AuditEntryInput, Store } from "../store.ts";
 import type { StoreContext } from "./context.ts";
 import { hashedAroundSeq } from "./audit-hash-parts.ts";
@@ -24,56 +23,20 @@ type AuditMethods = Pick<Store, "appendAudit" | "appendAuditBatch">;
  * so does U+0000 (PostgreSQL text cannot), so the hash covers what is stored and the row is
  * never refused. (`args` keeps both, escaped, inside its JSON text.)
  */
-const storable = <T extends string | null>(value: T): T =>
-  (value === null ? value : value.toWellFormed().replaceAll("\u0000", "\uFFFD")) as T;
+const normalize = (entry: AuditEntryInput): StoredAuditEntry =>
+  storedAuditEntry(entry, (text) => text.toWellFormed().replaceAll("\u0000", "\uFFFD"));
 
-/** The entry exactly as it will read back from the database. */
-function normalize(entry: AuditEntryInput): { entry: AuditEntryInput; argsJson: string } {
-  if (!Number.isFinite(entry.durationMs)) {
-    throw new KnotError("BAD_REQUEST", `An audit entry's durationMs must be a finite number, not ${entry.durationMs}.`);
-  }
-  const argsJson = canonicalJson(entry.args);
-  return {
-    argsJson,
-    entry: {
-      at: storable(entry.at),
-      userId: storable(entry.userId),
-      tokenId: storable(entry.tokenId),
-      client: storable(entry.client),
-      surface: entry.surface,
-      tool: storable(entry.tool),
-      args: JSON.parse(argsJson),
-      outcome: storable(entry.outcome),
-      durationMs: entry.durationMs,
-      summary: storable(entry.summary),
-      requestId: storable(entry.requestId),
-      ...(entry.clientRequestId ? { clientRequestId: storable(entry.clientRequestId) } : {}),
-    },
-  };
-}
-
-async function appendWith(db: PgQueryable, { entry, argsJson }: { entry: AuditEntryInput; argsJson: string }): Promise<AuditEntry> {
-  const { before, after } = hashedAroundSeq(entry);
+async function appendWith(db: PgQueryable, stored: StoredAuditEntry): Promise<AuditEntry> {
+  const { before, after } = hashedAroundSeq(stored.entry);
   const [row] = (
     await db.query("SELECT seq, prev_hash, hash FROM audit_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)", [
       AUDIT_LOCK_CLASS,
       before,
       after,
-      entry.at,
-      entry.userId,
-      entry.tokenId,
-      entry.client,
-      entry.surface,
-      entry.tool,
-      argsJson,
-      entry.outcome,
-      entry.durationMs,
-      entry.summary,
-      entry.requestId,
-      entry.clientRequestId ?? null,
+      ...auditColumnValues(stored),
     ])
   ).rows;
-  return deepFreeze<AuditEntry>({ ...entry, seq: Number(row!.seq), prevHash: String(row!.prev_hash), hash: String(row!.hash) });
+  return deepFreeze<AuditEntry>({ ...stored.entry, seq: Number(row!.seq), prevHash: String(row!.prev_hash), hash: String(row!.hash) });
 }
 
 export function createAuditMethods({ db }: StoreContext): AuditMethods {

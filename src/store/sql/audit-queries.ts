@@ -12,8 +12,8 @@ import type { SqlQueryable, SqlValue } from "./sql-client.ts";
 
 type AuditQueries = Pick<Store, "queryAudit" | "iterateAudit" | "pruneAudit">;
 
-export const DEFAULT_AUDIT_LIMIT = 100;
-export const MAX_AUDIT_LIMIT = 1000;
+const DEFAULT_AUDIT_LIMIT = 100;
+const MAX_AUDIT_LIMIT = 1000;
 const PAGE_SIZE = 500;
 
 /** `seq < before` as an integer bound both engines accept; null when no seq can match. */

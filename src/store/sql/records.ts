@@ -111,14 +111,9 @@ export function toUserToolVersion(row: SqlRow): UserToolVersion {
 
 export function toDelivery(row: SqlRow): DeliveryRecord {
   return deepFreeze({
-    id: number(row, "id"),
-    sinkId: text(row, "sink_id"),
-    eventId: text(row, "event_id"),
-    type: text(row, "type"),
-    status: text(row, "status") as DeliveryStatus,
-    attempts: number(row, "attempts"),
-    lastError: textOrNull(row, "last_error"),
-    nextAttemptAt: text(row, "next_attempt_at"),
+    id: number(row, "id"), sinkId: text(row, "sink_id"), eventId: text(row, "event_id"), type: text(row, "type"),
+    status: text(row, "status") as DeliveryStatus, attempts: number(row, "attempts"),
+    lastError: textOrNull(row, "last_error"), nextAttemptAt: text(row, "next_attempt_at"),
   });
 }
 

@@ -15,7 +15,7 @@
 export type SqlValue = null | number | string | boolean | readonly string[];
 export type SqlRow = Readonly<Record<string, unknown>>;
 
-export interface SqlResult {
+interface SqlResult {
   readonly rows: SqlRow[];
   /** Rows returned (a SELECT, or RETURNING), else rows changed. */
   readonly rowCount: number;

@@ -11,7 +11,7 @@ import { createTokenMethods } from "./tokens.ts";
 import { createUserToolMethods } from "./user-tools.ts";
 import { createUserMethods } from "./users.ts";
 
-export interface BackendParts {
+interface BackendParts {
   readonly appendAudit: Store["appendAudit"];
   readonly appendAuditBatch: Store["appendAuditBatch"];
   readonly prepareAudit?: Store["prepareAudit"];
