@@ -53,6 +53,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
       lockAuditChain: async () => {},
       async close() {
         await auditWriter?.close();
+        await client.exclusive(() => undefined); // lets an open transaction finish first
         client.close();
         db.close();
       },
