@@ -34,7 +34,9 @@ const dialect: Dialect = {
 
 /** Booleans bind as 1/0 natively; a list becomes the JSON text `inList` reads. */
 const bind = (params: readonly SqlValue[]): SqliteValue[] =>
-  params.map((value) => (Array.isArray(value) ? JSON.stringify(value) : (value as SqliteValue)));
+  params.some(Array.isArray)
+    ? params.map((value) => (Array.isArray(value) ? JSON.stringify(value) : (value as SqliteValue)))
+    : (params as SqliteValue[]);
 
 /** Whose turn it is on one database file, for every client of this process on it. */
 interface Turns {
@@ -96,8 +98,13 @@ export function createSqliteClient(db: Db): SqliteClient {
 
   return {
     dialect,
-    async query(sql, params) {
-      return turns.current ? inTurn(() => run(sql, params)) : run(sql, params);
+    query(sql, params) {
+      if (turns.current) return inTurn(() => run(sql, params));
+      try {
+        return Promise.resolve(run(sql, params)); // no turn open: at once (the hot path's reads)
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
     transaction,
     async exclusive(work) {
