@@ -13,6 +13,8 @@
  *   as an internal error.
  * - The connection URL may carry a password: `location` is the URL without it, for messages.
  * - JSON and JSONB columns come back as text, as SQLite's do, so one reader parses both (../sql/records.ts).
+ * - Closing waits for the work under way and refuses new work (pool.end() alone would leave a
+ *   transaction that is waiting for a connection waiting forever).
  */
 import { Client, Pool, types, type CustomTypesConfig, type PoolClient, type QueryResultRow } from "pg";
 import { KnotError } from "../../errors.ts";
@@ -99,7 +101,19 @@ export function openPgDb(options: PgDbOptions): PgDb {
   // An idle connection that drops (server restart, network) is reported here; without a listener
   // it would crash the process. The pool replaces it, and the next query reports its own error.
   pool.on("error", () => {});
+  const location = redactUrl(options.url);
   let closed: Promise<void> | undefined;
+  /** Work under way: closing waits for it (pg's pool.end() would leave a waiting connect() pending forever). */
+  const inFlight = new Set<Promise<unknown>>();
+
+  function tracked<T>(operation: () => Promise<T>): Promise<T> {
+    if (closed) return Promise.reject(new Error(`The PostgreSQL store ${location} is closed.`));
+    const running = operation();
+    inFlight.add(running);
+    const forget = () => inFlight.delete(running);
+    running.then(forget, forget);
+    return running;
+  }
 
   async function withConnection<T>(work: (connection: PgQueryable) => Promise<T>): Promise<T> {
     const client = await pool.connect();
@@ -135,13 +149,14 @@ export function openPgDb(options: PgDbOptions): PgDb {
     }
   }
 
+  const pooled = queryable(pool);
   return {
-    location: redactUrl(options.url),
-    query: queryable(pool).query,
-    transaction,
-    withConnection,
+    location,
+    query: (sql, params) => tracked(() => pooled.query(sql, params)),
+    transaction: (work) => tracked(() => transaction(work)),
+    withConnection: (work) => tracked(() => withConnection(work)),
     close() {
-      closed ??= pool.end();
+      closed ??= Promise.allSettled([...inFlight]).then(() => pool.end());
       return closed;
     },
   };
