@@ -6,8 +6,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe } from "node:test";
+import { createPgClient } from "../../src/store/postgres/pg-client.ts";
 import { createPostgresStore } from "../../src/store/postgres/postgres-store.ts";
 import { openPgDb } from "../../src/store/postgres/pg-driver.ts";
+import type { SqlClient } from "../../src/store/sql/sql-client.ts";
+import { createSqliteClient } from "../../src/store/sqlite/sqlite-client.ts";
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { openDatabase } from "../../src/store/sqlite/sqlite-driver.ts";
 import type { Store, UserToolInput } from "../../src/store/store.ts";
@@ -35,6 +38,8 @@ export interface StoreBackend {
   open(): Promise<TestStore>;
   /** Raw SQL on the database at `location`, bypassing any store (`?` placeholders). */
   sqlOn(location: string): TestStore["sql"];
+  /** The backend's SqlClient on a new empty database (no schema), closed when the current test ends. */
+  client(): Promise<SqlClient>;
 }
 
 /** A fresh temp folder, removed when the test file ends. */
@@ -71,6 +76,15 @@ const sqliteBackend: StoreBackend = {
       sql: this.sqlOn(location),
     };
   },
+  async client() {
+    const db = openDatabase(await this.newLocation());
+    const client = createSqliteClient(db);
+    after(() => {
+      client.close();
+      db.close();
+    });
+    return client;
+  },
   sqlOn(location) {
     return async (text, ...params) => {
       const raw = openDatabase(location);
@@ -99,6 +113,11 @@ function postgresBackend(cluster: () => Promise<PostgresCluster>): StoreBackend 
         another: async () => closing(await createPostgresStore({ url: location, now: steppingClock() })),
         sql: this.sqlOn(location),
       };
+    },
+    async client() {
+      const db = openPgDb({ url: await this.newLocation(), poolSize: 4 });
+      after(() => db.close());
+      return createPgClient(db);
     },
     sqlOn(location) {
       return async (text, ...params) => {

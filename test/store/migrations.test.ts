@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { KnotError } from "../../src/errors.ts";
 import { openStore } from "../../src/store/index.ts";
+import { PG_MIGRATIONS } from "../../src/store/postgres/migrations.ts";
 import { migrate } from "../../src/store/sqlite/migrate.ts";
 import { MIGRATIONS } from "../../src/store/sqlite/migrations.ts";
 import { openDatabase } from "../../src/store/sqlite/sqlite-driver.ts";
@@ -16,6 +18,18 @@ test("the migration list is numbered 1..n", () => {
     MIGRATIONS.map((migration) => migration.version),
     MIGRATIONS.map((_, index) => index + 1),
   );
+});
+
+test("released migrations are never edited: their SQL is byte for byte what shipped", () => {
+  // sha256 prefixes of each released migration's SQL (SQLite, then PostgreSQL). A database that
+  // ran a migration never runs it again, so an edit would make databases differ by age.
+  const released = {
+    sqlite: ["d6bc8a9599633dcc", "7ab8f75cc6ba561b", "28401d1300c97608", "3b8a24f622fb1533", "08a1c76d8136bcb4", "e475b28770dc7d11", "21d5b19f85606a25"],
+    postgres: ["4dc48bff497f4078", "522283a2aa8e231f", "566755278940e358", "2f4ba345c63a3055", "ca06699d813f8ccb", "ccfb0af80e0a8dce", "1824be7e98585468"],
+  };
+  const digest = (sql: string) => createHash("sha256").update(sql).digest("hex").slice(0, 16);
+  assert.deepEqual(MIGRATIONS.slice(0, released.sqlite.length).map((migration) => digest(migration.sql)), released.sqlite);
+  assert.deepEqual(PG_MIGRATIONS.slice(0, released.postgres.length).map((migration) => digest(migration.sql)), released.postgres);
 });
 
 test("migrations apply once, are recorded, and a reopen applies none", () => {

@@ -7,13 +7,14 @@
  * advisory lock, so one instance migrates while the others wait and then find nothing to do.
  */
 import { KnotError } from "../../errors.ts";
+import { checkMigrationOrder, refuseNewerSchema } from "../migration-rules.ts";
 import { lockMigrations, unlockMigrations } from "./locks.ts";
 import { PG_MIGRATIONS, type PgMigration } from "./migrations.ts";
 import type { PgDb, PgQueryable } from "./pg-driver.ts";
 
 /** Applies the migrations not yet recorded; returns the versions it applied. */
 export async function migrate(db: PgDb, now: () => string, migrations: readonly PgMigration[] = PG_MIGRATIONS): Promise<number[]> {
-  checkOrder(migrations);
+  checkMigrationOrder(migrations);
   return db.withConnection(async (connection) => {
     await refuseNonUtf8(connection, db.location);
     await lockMigrations(connection);
@@ -23,8 +24,9 @@ export async function migrate(db: PgDb, now: () => string, migrations: readonly 
       name TEXT NOT NULL,
       applied_at TEXT NOT NULL
     )`);
-    await refuseNewerSchema(connection, db.location, migrations);
-    const done = new Set((await connection.query("SELECT version FROM schema_migrations")).rows.map((row) => Number(row.version)));
+    const recorded = (await connection.query("SELECT version FROM schema_migrations ORDER BY version")).rows.map((row) => Number(row.version));
+    refuseNewerSchema(db.location, recorded, migrations, "database");
+    const done = new Set(recorded);
     const applied: number[] = [];
     for (const migration of migrations) {
       if (done.has(migration.version)) continue;
@@ -63,26 +65,4 @@ async function refuseNonUtf8(connection: PgQueryable, location: string): Promise
     "CONFIG_INVALID",
     `The PostgreSQL database ${location} uses the ${encoding} encoding; knot-tools needs UTF8. Create it with: CREATE DATABASE … ENCODING 'UTF8'.`,
   );
-}
-
-async function refuseNewerSchema(connection: PgQueryable, location: string, migrations: readonly PgMigration[]): Promise<void> {
-  const known = new Set(migrations.map((migration) => migration.version));
-  const unknown = (await connection.query("SELECT version FROM schema_migrations ORDER BY version")).rows
-    .map((row) => Number(row.version))
-    .filter((version) => !known.has(version));
-  if (unknown.length === 0) return;
-  const newest = migrations.at(-1)?.version ?? 0;
-  throw new KnotError(
-    "STORE_VERSION",
-    `The database ${location} has schema version ${unknown.at(-1)}, but this knot-tools knows versions up to ${newest}. ` +
-      "It was written by a newer knot-tools: run that version, or point this one at another database.",
-  );
-}
-
-function checkOrder(migrations: readonly PgMigration[]): void {
-  migrations.forEach((migration, index) => {
-    if (migration.version !== index + 1) {
-      throw new Error(`migration ${migration.name} has version ${migration.version}; expected ${index + 1}`);
-    }
-  });
 }

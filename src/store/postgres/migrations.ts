@@ -24,6 +24,44 @@ export interface PgMigration {
 
 const text = 'TEXT COLLATE "C"';
 
+/**
+ * The `audit_append` function as versions 1 and 4 create it (4 adds the client's request id). One
+ * text for both, producing each migration's SQL exactly as it was released; see version 1 for how
+ * it works.
+ */
+function auditAppendFunction(withClientRequestId: boolean): string {
+  const [param, column, value] = withClientRequestId ? [", p_client_request_id TEXT", " client_request_id,", " p_client_request_id,"] : ["", "", ""];
+  // Version 1 wrote a raw newline inside E'…', version 4 the escape \n: the same text to PostgreSQL.
+  const newline = withClientRequestId ? "\\n" : "\n";
+  return `CREATE FUNCTION audit_append(
+        lock_class INTEGER, hashed_before_seq TEXT, hashed_after_seq TEXT,
+        p_at TEXT, p_user_id TEXT, p_token_id TEXT, p_client TEXT, p_surface TEXT, p_tool TEXT, p_args JSON,
+        p_outcome TEXT, p_duration_ms DOUBLE PRECISION, p_summary TEXT, p_request_id TEXT${param}
+      ) RETURNS TABLE (seq BIGINT, prev_hash TEXT, hash TEXT) LANGUAGE plpgsql VOLATILE AS $$
+        DECLARE
+          head_seq BIGINT;
+          head_hash TEXT;
+          new_seq BIGINT;
+          new_hash TEXT;
+        BEGIN
+          PERFORM pg_advisory_xact_lock(lock_class, hashtext(coalesce(current_schema(), '')));
+          SELECT a.seq, a.hash INTO head_seq, head_hash FROM audit a ORDER BY a.seq DESC LIMIT 1;
+          IF NOT FOUND THEN
+            SELECT a.seq, a.hash INTO head_seq, head_hash FROM audit_anchor a WHERE a.id = 1;
+            IF NOT FOUND THEN
+              head_seq := 0;
+              head_hash := repeat('0', 64);
+            END IF;
+          END IF;
+          new_seq := head_seq + 1;
+          new_hash := encode(sha256(convert_to(head_hash || E'${newline}' || hashed_before_seq || new_seq::text || hashed_after_seq, 'UTF8')), 'hex');
+          INSERT INTO audit (seq, at, user_id, token_id, client, surface, tool, args, outcome, duration_ms, summary, request_id,${column} prev_hash, hash)
+            VALUES (new_seq, p_at, p_user_id, p_token_id, p_client, p_surface, p_tool, p_args, p_outcome, p_duration_ms, p_summary, p_request_id,${value} head_hash, new_hash);
+          RETURN QUERY SELECT new_seq, head_hash, new_hash;
+        END
+      $$;`;
+}
+
 export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
   {
     version: 1,
@@ -129,33 +167,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
       -- The caller sends the row's canonical JSON cut around the seq value; this takes the lock,
       -- reads the chain's head in a fresh snapshot (a VOLATILE function's statements each take
       -- one), and hashes prevHash + newline + JSON exactly as ../audit-hash.ts does.
-      CREATE FUNCTION audit_append(
-        lock_class INTEGER, hashed_before_seq TEXT, hashed_after_seq TEXT,
-        p_at TEXT, p_user_id TEXT, p_token_id TEXT, p_client TEXT, p_surface TEXT, p_tool TEXT, p_args JSON,
-        p_outcome TEXT, p_duration_ms DOUBLE PRECISION, p_summary TEXT, p_request_id TEXT
-      ) RETURNS TABLE (seq BIGINT, prev_hash TEXT, hash TEXT) LANGUAGE plpgsql VOLATILE AS $$
-        DECLARE
-          head_seq BIGINT;
-          head_hash TEXT;
-          new_seq BIGINT;
-          new_hash TEXT;
-        BEGIN
-          PERFORM pg_advisory_xact_lock(lock_class, hashtext(coalesce(current_schema(), '')));
-          SELECT a.seq, a.hash INTO head_seq, head_hash FROM audit a ORDER BY a.seq DESC LIMIT 1;
-          IF NOT FOUND THEN
-            SELECT a.seq, a.hash INTO head_seq, head_hash FROM audit_anchor a WHERE a.id = 1;
-            IF NOT FOUND THEN
-              head_seq := 0;
-              head_hash := repeat('0', 64);
-            END IF;
-          END IF;
-          new_seq := head_seq + 1;
-          new_hash := encode(sha256(convert_to(head_hash || E'\n' || hashed_before_seq || new_seq::text || hashed_after_seq, 'UTF8')), 'hex');
-          INSERT INTO audit (seq, at, user_id, token_id, client, surface, tool, args, outcome, duration_ms, summary, request_id, prev_hash, hash)
-            VALUES (new_seq, p_at, p_user_id, p_token_id, p_client, p_surface, p_tool, p_args, p_outcome, p_duration_ms, p_summary, p_request_id, head_hash, new_hash);
-          RETURN QUERY SELECT new_seq, head_hash, new_hash;
-        END
-      $$;
+      ${auditAppendFunction(false)}
     `,
   },
   {
@@ -184,33 +196,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
 
       -- audit_append (version 1) with the client's request id; see version 1 for how it works.
       DROP FUNCTION audit_append(INTEGER, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, JSON, TEXT, DOUBLE PRECISION, TEXT, TEXT);
-      CREATE FUNCTION audit_append(
-        lock_class INTEGER, hashed_before_seq TEXT, hashed_after_seq TEXT,
-        p_at TEXT, p_user_id TEXT, p_token_id TEXT, p_client TEXT, p_surface TEXT, p_tool TEXT, p_args JSON,
-        p_outcome TEXT, p_duration_ms DOUBLE PRECISION, p_summary TEXT, p_request_id TEXT, p_client_request_id TEXT
-      ) RETURNS TABLE (seq BIGINT, prev_hash TEXT, hash TEXT) LANGUAGE plpgsql VOLATILE AS $$
-        DECLARE
-          head_seq BIGINT;
-          head_hash TEXT;
-          new_seq BIGINT;
-          new_hash TEXT;
-        BEGIN
-          PERFORM pg_advisory_xact_lock(lock_class, hashtext(coalesce(current_schema(), '')));
-          SELECT a.seq, a.hash INTO head_seq, head_hash FROM audit a ORDER BY a.seq DESC LIMIT 1;
-          IF NOT FOUND THEN
-            SELECT a.seq, a.hash INTO head_seq, head_hash FROM audit_anchor a WHERE a.id = 1;
-            IF NOT FOUND THEN
-              head_seq := 0;
-              head_hash := repeat('0', 64);
-            END IF;
-          END IF;
-          new_seq := head_seq + 1;
-          new_hash := encode(sha256(convert_to(head_hash || E'\\n' || hashed_before_seq || new_seq::text || hashed_after_seq, 'UTF8')), 'hex');
-          INSERT INTO audit (seq, at, user_id, token_id, client, surface, tool, args, outcome, duration_ms, summary, request_id, client_request_id, prev_hash, hash)
-            VALUES (new_seq, p_at, p_user_id, p_token_id, p_client, p_surface, p_tool, p_args, p_outcome, p_duration_ms, p_summary, p_request_id, p_client_request_id, head_hash, new_hash);
-          RETURN QUERY SELECT new_seq, head_hash, new_hash;
-        END
-      $$;
+      ${auditAppendFunction(true)}
     `,
   },
   {

@@ -12,8 +12,11 @@
  * - PostgreSQL text cannot hold U+0000: such a value is refused as BAD_REQUEST instead of failing
  *   as an internal error.
  * - The connection URL may carry a password: `location` is the URL without it, for messages.
+ * - JSON and JSONB columns come back as text, as SQLite's do, so one reader parses both (../sql/records.ts).
+ * - Closing waits for the work under way and refuses new work (pool.end() alone would leave a
+ *   transaction that is waiting for a connection waiting forever).
  */
-import { Client, Pool, type PoolClient, type QueryResultRow } from "pg";
+import { Client, Pool, types, type CustomTypesConfig, type PoolClient, type QueryResultRow } from "pg";
 import { KnotError } from "../../errors.ts";
 import { redactUrl } from "./url.ts";
 
@@ -40,6 +43,13 @@ export interface PgDbOptions {
   /** Connections in the pool (default 10). */
   readonly poolSize?: number;
 }
+
+const JSON_OID = 114;
+const JSONB_OID = 3802;
+const jsonAsText: CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === JSON_OID || oid === JSONB_OID ? (value: string) => value : types.getTypeParser(oid, format)) as CustomTypesConfig["getTypeParser"],
+};
 
 /** SQLSTATEs: https://www.postgresql.org/docs/current/errcodes-appendix.html */
 const UNIQUE_VIOLATION = "23505";
@@ -86,11 +96,24 @@ export function openPgDb(options: PgDbOptions): PgDb {
     // audit rows. A refused connection still fails at once.
     keepAlive: true,
     application_name: "knot-tools", // shown in pg_stat_activity; a URL parameter overrides it
+    types: jsonAsText,
   });
   // An idle connection that drops (server restart, network) is reported here; without a listener
   // it would crash the process. The pool replaces it, and the next query reports its own error.
   pool.on("error", () => {});
+  const location = redactUrl(options.url);
   let closed: Promise<void> | undefined;
+  /** Work under way: closing waits for it (pg's pool.end() would leave a waiting connect() pending forever). */
+  const inFlight = new Set<Promise<unknown>>();
+
+  function tracked<T>(operation: () => Promise<T>): Promise<T> {
+    if (closed) return Promise.reject(new Error(`The PostgreSQL store ${location} is closed.`));
+    const running = operation();
+    inFlight.add(running);
+    const forget = () => inFlight.delete(running);
+    running.then(forget, forget);
+    return running;
+  }
 
   async function withConnection<T>(work: (connection: PgQueryable) => Promise<T>): Promise<T> {
     const client = await pool.connect();
@@ -126,13 +149,14 @@ export function openPgDb(options: PgDbOptions): PgDb {
     }
   }
 
+  const pooled = queryable(pool);
   return {
-    location: redactUrl(options.url),
-    query: queryable(pool).query,
-    transaction,
-    withConnection,
+    location,
+    query: (sql, params) => tracked(() => pooled.query(sql, params)),
+    transaction: (work) => tracked(() => transaction(work)),
+    withConnection: (work) => tracked(() => withConnection(work)),
     close() {
-      closed ??= pool.end();
+      closed ??= Promise.allSettled([...inFlight]).then(() => pool.end());
       return closed;
     },
   };

@@ -3,18 +3,13 @@
  * opens a pool, migrates (safe when instances start at once), and puts the parts together.
  */
 import { KnotError } from "../../errors.ts";
+import { createSqlStore } from "../sql/sql-store.ts";
 import type { Store } from "../store.ts";
 import { createAuditMethods } from "./audit.ts";
-import { createEventMethods } from "./events.ts";
-import type { StoreContext } from "./context.ts";
-import { createGrantMethods } from "./grants.ts";
+import { lockAuditChain } from "./locks.ts";
 import { migrate } from "./migrate.ts";
+import { createPgClient } from "./pg-client.ts";
 import { openPgDb } from "./pg-driver.ts";
-import { createSettingMethods } from "./settings.ts";
-import { createOAuthMethods } from "./oauth.ts";
-import { createTokenMethods } from "./tokens.ts";
-import { createUserToolMethods } from "./user-tools.ts";
-import { createUserMethods } from "./users.ts";
 
 export interface PostgresStoreOptions {
   /**
@@ -37,24 +32,17 @@ export interface PostgresStoreOptions {
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<Store> {
   const clock = options.now ?? (() => new Date());
   const db = openPgDb({ url: options.url, ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }) });
-  const context: StoreContext = { db, now: () => clock().toISOString() };
+  const now = () => clock().toISOString();
   try {
-    await migrate(db, context.now);
+    await migrate(db, now);
   } catch (error) {
     await db.close();
     if (error instanceof KnotError) throw error;
     // Say which database (without its password): pg's own message names only the socket.
     throw new Error(`Could not open the PostgreSQL database ${db.location}: ${(error as Error).message}`, { cause: error });
   }
-  return Object.freeze({
-    ...createUserMethods(context),
-    ...createGrantMethods(context),
-    ...createTokenMethods(context),
-    ...createUserToolMethods(context),
-    ...createAuditMethods(context),
-    ...createEventMethods(context),
-    ...createSettingMethods(context),
-    ...createOAuthMethods(context),
-    close: () => db.close(),
-  });
+  return createSqlStore(
+    { client: createPgClient(db), now },
+    { ...createAuditMethods({ db, now }), lockAuditChain, close: () => db.close() },
+  );
 }

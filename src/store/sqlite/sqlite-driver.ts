@@ -31,6 +31,8 @@ export interface Db {
   run(sql: string, ...params: SqlValue[]): { changes: number };
   get(sql: string, ...params: SqlValue[]): SqlRow | undefined;
   all(sql: string, ...params: SqlValue[]): SqlRow[];
+  /** The rows a statement returns (a SELECT, or RETURNING) and their count, else the rows it changed. */
+  query(sql: string, params: readonly SqlValue[]): { rows: SqlRow[]; rowCount: number };
   /** Runs several statements without parameters (schema changes). */
   exec(sql: string): void;
   /**
@@ -38,16 +40,18 @@ export interface Db {
    * while a transaction is open joins it. `work` must be synchronous.
    */
   transaction<T>(work: () => T): T;
+  /** Whether a transaction is open on this connection. */
+  inTransaction(): boolean;
   close(): void;
 }
 
 export const MEMORY = ":memory:";
 const BUSY_TIMEOUT_MS = 5000;
 
-/** Opens (creating if missing, with its parent folder) the database at `path`. */
 /** `full` fsyncs every commit (survives power loss); `normal` survives a process crash only, and is faster. */
 export type Durability = "full" | "normal";
 
+/** Opens (creating if missing, with its parent folder) the database at `path`. */
 export function openDatabase(path: string, durability: Durability = "full"): Db {
   const location = path === MEMORY ? MEMORY : resolve(path);
   if (location !== MEMORY) mkdirSync(dirname(location), { recursive: true });
@@ -66,6 +70,8 @@ export function openDatabase(path: string, durability: Durability = "full"): Db 
 
 function wrap(database: DatabaseSync, location: string): Db {
   const statements = new Map<string, StatementSync>();
+  /** Whether a prepared statement returns rows (columns() is asked once per statement). */
+  const returnsRows = new WeakMap<StatementSync, boolean>();
   let open = true;
 
   function statement(sql: string): StatementSync {
@@ -75,6 +81,15 @@ function wrap(database: DatabaseSync, location: string): Db {
       statements.set(sql, prepared);
     }
     return prepared;
+  }
+
+  function query(sql: string, params: readonly SqlValue[]): { rows: SqlRow[]; rowCount: number } {
+    const prepared = statement(sql);
+    let hasRows = returnsRows.get(prepared);
+    if (hasRows === undefined) returnsRows.set(prepared, (hasRows = prepared.columns().length > 0));
+    if (!hasRows) return { rows: [], rowCount: Number(prepared.run(...params).changes) };
+    const rows = prepared.all(...params) as SqlRow[];
+    return { rows, rowCount: rows.length };
   }
 
   function transaction<T>(work: () => T): T {
@@ -96,8 +111,10 @@ function wrap(database: DatabaseSync, location: string): Db {
     run: (sql, ...params) => ({ changes: Number(statement(sql).run(...params).changes) }),
     get: (sql, ...params) => statement(sql).get(...params) as SqlRow | undefined,
     all: (sql, ...params) => statement(sql).all(...params) as SqlRow[],
+    query,
     exec: (sql) => database.exec(sql),
     transaction,
+    inTransaction: () => database.isTransaction,
     close() {
       if (!open) return;
       open = false;

@@ -1,17 +1,11 @@
 /** The Store on an embedded SQLite file: opens it, migrates it, and puts the parts together. */
 import type { AuditEntryInput, Store } from "../store.ts";
+import { createSqlStore } from "../sql/sql-store.ts";
 import { createAuditMethods } from "./audit.ts";
-import { createEventMethods } from "./events.ts";
-import type { StoreContext } from "./context.ts";
-import { createGrantMethods } from "./grants.ts";
-import { migrate } from "./migrate.ts";
 import { createAuditWriterThread } from "./audit-writer.ts";
+import { migrate } from "./migrate.ts";
+import { createSqliteClient } from "./sqlite-client.ts";
 import { MEMORY, openDatabase, type Durability } from "./sqlite-driver.ts";
-import { createTokenMethods } from "./tokens.ts";
-import { createUserToolMethods } from "./user-tools.ts";
-import { createUserMethods } from "./users.ts";
-import { createSettingMethods } from "./settings.ts";
-import { createOAuthMethods } from "./oauth.ts";
 
 export interface SqliteStoreOptions {
   /** A file path (its folder is created if missing) or ":memory:". */
@@ -30,33 +24,39 @@ export interface SqliteStoreOptions {
  */
 export async function createSqliteStore(options: SqliteStoreOptions): Promise<Store> {
   const clock = options.now ?? (() => new Date());
+  const now = () => clock().toISOString();
   const db = openDatabase(options.path, options.durability);
-  const context: StoreContext = { db, now: () => clock().toISOString() };
+  const client = createSqliteClient(db);
   try {
-    migrate(db, context.now);
+    // In its turn: another store of this process on the file may be inside a transaction.
+    await client.exclusive(() => migrate(db, now));
   } catch (error) {
+    client.close();
     db.close();
     throw error;
   }
   // File databases commit audit batches on a thread of their own (audit-writer.ts).
   const auditWriter = db.location === MEMORY ? null : createAuditWriterThread(db.location, options.durability ?? "full");
-  const audit = createAuditMethods(context);
-  return Object.freeze({
-    ...createUserMethods(context),
-    ...createGrantMethods(context),
-    ...createTokenMethods(context),
-    ...createUserToolMethods(context),
-    ...audit,
-    appendAuditBatch: auditWriter ? (entries: readonly AuditEntryInput[]) => auditWriter.appendBatch(entries) : audit.appendAuditBatch,
-    async prepareAudit() {
-      await auditWriter?.appendBatch([]); // an empty batch: starts the thread and opens its connection
+  // Appends on this connection wait for the client's open transaction: they must not join it.
+  const audit = createAuditMethods({ db, now });
+  return createSqlStore(
+    { client, now },
+    {
+      appendAudit: (entry) => client.exclusive(() => audit.appendAudit(entry)),
+      appendAuditBatch: auditWriter
+        ? (entries: readonly AuditEntryInput[]) => auditWriter.appendBatch(entries)
+        : (entries) => client.exclusive(() => audit.appendAuditBatch(entries)),
+      async prepareAudit() {
+        await auditWriter?.appendBatch([]); // an empty batch: starts the thread and opens its connection
+      },
+      // BEGIN IMMEDIATE (the client's transactions) already excludes every other appender.
+      lockAuditChain: async () => {},
+      async close() {
+        await auditWriter?.close();
+        await client.exclusive(() => undefined); // lets an open transaction finish first
+        client.close();
+        db.close();
+      },
     },
-    ...createEventMethods(context),
-    ...createSettingMethods(context),
-    ...createOAuthMethods(context),
-    async close() {
-      await auditWriter?.close();
-      db.close();
-    },
-  });
+  );
 }

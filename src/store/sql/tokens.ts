@@ -6,25 +6,28 @@
 import { KnotError } from "../../errors.ts";
 import type { Store, TokenRecord } from "../store.ts";
 import type { StoreContext } from "./context.ts";
-import { isForeignKeyViolation, isUniqueViolation } from "./pg-driver.ts";
-import { toToken } from "./rows.ts";
+import { toToken } from "./records.ts";
 
 type TokenMethods = Pick<Store, "createToken" | "findTokenByGrant" | "renameToken" | "findTokenByHash" | "listTokens" | "getToken" | "revokeToken" | "touchToken">;
 
 const COLUMNS = "id, user_id, name, scopes, created_at, expires_at, revoked_at, last_used_at, parent_id, client_id, client_name, grant_id";
 
-export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
-  async function findOne(where: string, value: string): Promise<TokenRecord | null> {
-    const [row] = (await db.query(`SELECT ${COLUMNS} FROM tokens WHERE ${where} = $1`, [value])).rows;
+export function createTokenMethods({ client, now }: StoreContext): TokenMethods {
+  const { dialect } = client;
+  const byUser = `SELECT ${COLUMNS} FROM tokens WHERE user_id = ? ORDER BY created_at, ${dialect.insertionOrder}`;
+  const all = `SELECT ${COLUMNS} FROM tokens ORDER BY created_at, ${dialect.insertionOrder}`;
+
+  async function findOne(column: "id" | "grant_id" | "secret_hash", value: string): Promise<TokenRecord | null> {
+    const [row] = (await client.query(`SELECT ${COLUMNS} FROM tokens WHERE ${column} = ?`, [value])).rows;
     return row ? toToken(row) : null;
   }
 
   return {
     async createToken({ userId, name, secretHash, scopes, expiresAt, parentId = null, connection = null }) {
       try {
-        const { rows } = await db.query(
+        const { rows } = await client.query(
           `INSERT INTO tokens (id, user_id, name, secret_hash, scopes, created_at, expires_at, parent_id, client_id, client_name, grant_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
           [
             crypto.randomUUID(),
             userId,
@@ -41,45 +44,36 @@ export function createTokenMethods({ db, now }: StoreContext): TokenMethods {
         );
         return toToken(rows[0]!);
       } catch (error) {
-        if (isForeignKeyViolation(error)) throw new KnotError("NOT_FOUND", `No user with id ${userId}.`);
+        if (dialect.isForeignKeyViolation(error)) throw new KnotError("NOT_FOUND", `No user with id ${userId}.`);
         // Only a reused secret can collide; never echo the hash.
-        if (isUniqueViolation(error)) throw new KnotError("CONFLICT", "A token with this secret already exists; mint a new secret.");
+        if (dialect.isUniqueViolation(error)) throw new KnotError("CONFLICT", "A token with this secret already exists; mint a new secret.");
         throw error;
       }
     },
 
-    async findTokenByGrant(grantId) {
-      return findOne("grant_id", grantId);
-    },
+    findTokenByGrant: (grantId) => findOne("grant_id", grantId),
+    findTokenByHash: (secretHash) => findOne("secret_hash", secretHash),
+    getToken: (id) => findOne("id", id),
 
     async renameToken(id, name) {
-      if ((await db.query("UPDATE tokens SET name = $1 WHERE id = $2", [name, id])).rowCount === 0) throw new KnotError("NOT_FOUND", `No token with id ${id}.`);
-    },
-
-    async findTokenByHash(secretHash) {
-      return findOne("secret_hash", secretHash);
+      if ((await client.query("UPDATE tokens SET name = ? WHERE id = ?", [name, id])).rowCount === 0) {
+        throw new KnotError("NOT_FOUND", `No token with id ${id}.`);
+      }
     },
 
     async listTokens(userId) {
-      const { rows } =
-        userId === undefined
-          ? await db.query(`SELECT ${COLUMNS} FROM tokens ORDER BY created_at, ord`)
-          : await db.query(`SELECT ${COLUMNS} FROM tokens WHERE user_id = $1 ORDER BY created_at, ord`, [userId]);
+      const { rows } = userId === undefined ? await client.query(all) : await client.query(byUser, [userId]);
       return rows.map(toToken);
     },
 
-    async getToken(id) {
-      return findOne("id", id);
-    },
-
     async revokeToken(id) {
-      const at = now();
-      await db.query("UPDATE tokens SET revoked_at = $1 WHERE parent_id = $2 AND revoked_at IS NULL", [at, id]);
-      return (await db.query("UPDATE tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL", [at, id])).rowCount > 0;
+      // One statement revokes the token and the tokens derived from it together (atomic on both backends).
+      const { rows } = await client.query("UPDATE tokens SET revoked_at = ? WHERE (id = ? OR parent_id = ?) AND revoked_at IS NULL RETURNING id", [now(), id, id]);
+      return rows.some((row) => row.id === id);
     },
 
     async touchToken(id, at) {
-      await db.query("UPDATE tokens SET last_used_at = $1 WHERE id = $2", [at, id]);
+      await client.query("UPDATE tokens SET last_used_at = ? WHERE id = ?", [at, id]);
     },
   };
 }

@@ -5,9 +5,9 @@
 import type { Store } from "../store.ts";
 import type { StoreContext } from "./context.ts";
 
-export function createSettingMethods({ db }: StoreContext): Pick<Store, "getOrCreateSetting"> {
+export function createSettingMethods({ client }: StoreContext): Pick<Store, "getOrCreateSetting"> {
   async function read(name: string): Promise<string | undefined> {
-    const [row] = (await db.query("SELECT value FROM settings WHERE name = $1", [name])).rows;
+    const [row] = (await client.query("SELECT value FROM settings WHERE name = ?", [name])).rows;
     return row === undefined ? undefined : String(row.value);
   }
 
@@ -15,7 +15,7 @@ export function createSettingMethods({ db }: StoreContext): Pick<Store, "getOrCr
     async getOrCreateSetting(name, create) {
       const existing = await read(name);
       if (existing !== undefined) return existing;
-      await db.query("INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [name, create()]);
+      await client.query("INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING", [name, create()]);
       // Whoever inserted first, this reads the stored value (rows are never deleted).
       const stored = await read(name);
       if (stored === undefined) throw new Error(`setting ${name} vanished right after it was written`);

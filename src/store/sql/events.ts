@@ -1,0 +1,59 @@
+/**
+ * The sink outbox: events and one delivery row per subscribed sink, written together. A claim
+ * takes each sink's oldest open delivery and writes a lease in the same transaction. PostgreSQL,
+ * shared by several instances, claims `FOR UPDATE SKIP LOCKED`: an instance never waits for
+ * another's claim and never takes a delivery another holds, so each delivery runs once across
+ * instances (at least once if an instance dies mid-run: its lease then expires). One instance
+ * owns a SQLite file, and its write transaction (BEGIN IMMEDIATE) serialises claimers.
+ */
+import type { ClaimedDelivery, Store } from "../store.ts";
+import type { StoreContext } from "./context.ts";
+import { deepFreeze, json, toDelivery, toUserTool } from "./records.ts";
+
+type EventMethods = Pick<Store, "appendEvent" | "listSinks" | "claimDeliveries" | "settleDelivery" | "listDeliveries">;
+
+export function createEventMethods({ client, now }: StoreContext): EventMethods {
+  const claimable = `SELECT d.*, e.id AS event_id, e.type, e.at, e.data FROM sink_deliveries d JOIN events e ON e.seq = d.event_seq
+    WHERE d.status IN ('pending', 'failed') AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
+      AND d.id = (SELECT min(x.id) FROM sink_deliveries x WHERE x.sink_id = d.sink_id AND x.status IN ('pending', 'failed'))
+    ORDER BY d.id LIMIT ?${client.dialect.lockRows("FOR UPDATE OF d SKIP LOCKED")}`;
+
+  return {
+    async appendEvent(event, sinkIds) {
+      await client.transaction(async (tx) => {
+        const { rows } = await tx.query("INSERT INTO events (id, type, at, data) VALUES (?, ?, ?, ?) RETURNING seq", [event.id, event.type, event.at, JSON.stringify(event.data ?? null)]);
+        const seq = Number(rows[0]!.seq);
+        for (const sinkId of sinkIds) {
+          await tx.query("INSERT INTO sink_deliveries (sink_id, event_seq, status, next_attempt_at, updated_at) VALUES (?, ?, 'pending', ?, ?)", [sinkId, seq, event.at, now()]);
+        }
+      });
+    },
+    async listSinks() {
+      return (await client.query("SELECT * FROM user_tools WHERE sink_events IS NOT NULL AND active ORDER BY created_at, id")).rows.map(toUserTool);
+    },
+    async claimDeliveries(at, leaseUntil, limit) {
+      return client.transaction(async (tx) => {
+        const { rows } = await tx.query(claimable, [at, at, limit]);
+        for (const row of rows) await tx.query("UPDATE sink_deliveries SET lease_until = ? WHERE id = ?", [leaseUntil, Number(row.id)]);
+        return rows.map((row) => deepFreeze({ ...toDelivery(row), event: { id: String(row.event_id), type: String(row.type), at: String(row.at), data: json(row, "data") } }) as ClaimedDelivery);
+      });
+    },
+    async settleDelivery(id, outcome) {
+      if (outcome.status === "delivered") {
+        await client.query("UPDATE sink_deliveries SET status = 'delivered', attempts = attempts + 1, last_error = NULL, lease_until = NULL, updated_at = ? WHERE id = ?", [now(), id]);
+      } else {
+        await client.query(
+          "UPDATE sink_deliveries SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?",
+          [outcome.status, outcome.error.slice(0, 2000), outcome.nextAttemptAt, now(), id],
+        );
+      }
+    },
+    async listDeliveries(sinkId, limit) {
+      const { rows } = await client.query(
+        "SELECT d.*, e.id AS event_id, e.type FROM sink_deliveries d JOIN events e ON e.seq = d.event_seq WHERE d.sink_id = ? ORDER BY d.id DESC LIMIT ?",
+        [sinkId, limit],
+      );
+      return rows.map(toDelivery);
+    },
+  };
+}
