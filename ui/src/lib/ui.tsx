@@ -92,6 +92,35 @@ export function ConfirmDialog(props: { title: string; message: ComponentChildren
   );
 }
 
+/** A dialog asking for a new name: `save` stores it (throwing an API error shown in place), then the dialog closes. */
+export function NameDialog(props: {
+  title: string; id: string; label: string; initial: string; confirm: string; hint?: string; maxLength?: number;
+  save: (name: string) => Promise<void>; onClose: () => void;
+}) {
+  const [name, setName] = useState(props.initial);
+  const [error, setError] = useState<ApiError | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    try {
+      await props.save(name);
+      props.onClose();
+    } catch (err) {
+      setError(asApiError(err));
+    }
+  };
+  return (
+    <Modal title={props.title} onClose={props.onClose}>
+      <form onSubmit={submit} class="stack">
+        <label for={props.id}>{props.label}</label>
+        <input id={props.id} value={name} required maxLength={props.maxLength} autoFocus onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        {props.hint ? <p class="hint small">{props.hint}</p> : null}
+        <ErrorBox error={error} title="Could not rename" />
+        <div class="actions"><button type="button" onClick={props.onClose}>Cancel</button><button type="submit" class="primary">{props.confirm}</button></div>
+      </form>
+    </Modal>
+  );
+}
+
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return "—";
   const d = new Date(iso);

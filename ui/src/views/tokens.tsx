@@ -1,7 +1,7 @@
 /** Tokens: create (name, expiry, scopes) and see the secret once, with a copy button; list and revoke. */
 import { useState } from "preact/hooks";
 import { api, ApiError, get, type Me } from "../lib/api.ts";
-import { asApiError, ConfirmDialog, Empty, ErrorBox, formatTime, Loading, Modal, useAsync } from "../lib/ui.tsx";
+import { asApiError, ConfirmDialog, Empty, ErrorBox, formatTime, Loading, Modal, NameDialog, useAsync } from "../lib/ui.tsx";
 
 interface TokenRow {
   id: string;
@@ -141,26 +141,8 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose: () => void; onCrea
 }
 
 function RenameDialog({ token, onClose, onRenamed }: { token: TokenRow; onClose: () => void; onRenamed: () => void }) {
-  const [name, setName] = useState(token.name);
-  const [error, setError] = useState<ApiError | null>(null);
-  const save = async (e: Event) => {
-    e.preventDefault();
-    try {
-      await api("PATCH", `/api/tokens/${encodeURIComponent(token.id)}`, { name });
-      onRenamed();
-      onClose();
-    } catch (err) {
-      setError(asApiError(err));
-    }
-  };
   return (
-    <Modal title={`Rename ${token.name}`} onClose={onClose}>
-      <form onSubmit={save} class="stack">
-        <label for="token-rename">Name</label>
-        <input id="token-rename" value={name} required maxLength={100} autoFocus onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-        <ErrorBox error={error} title="Could not rename" />
-        <div class="actions"><button type="button" onClick={onClose}>Cancel</button><button type="submit" class="primary">Save</button></div>
-      </form>
-    </Modal>
+    <NameDialog title={`Rename ${token.name}`} id="token-rename" label="Name" initial={token.name} confirm="Save" maxLength={100} onClose={onClose}
+      save={async (name) => { await api("PATCH", `/api/tokens/${encodeURIComponent(token.id)}`, { name }); onRenamed(); }} />
   );
 }

@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { api, ApiError, get, type Me, type Tool } from "../lib/api.ts";
 import { href, navigate } from "../lib/router.ts";
-import { asApiError, ConfirmDialog, Empty, ErrorBox, formatTime, Loading, Modal, useAsync } from "../lib/ui.tsx";
+import { asApiError, ConfirmDialog, Empty, ErrorBox, formatTime, Loading, Modal, NameDialog, useAsync } from "../lib/ui.tsx";
 import { starterCode, starterParameters } from "../editor/starter-code.ts";
 
 const canAuthor = (me: Me) => me.isAdmin || me.permissions.includes("knot.tools.author");
@@ -114,27 +114,9 @@ function NewToolDialog({ onClose }: { onClose: () => void }) {
 }
 
 function RenameDialog({ tool, onClose, onDone }: { tool: Tool; onClose: () => void; onDone: () => void }) {
-  const [name, setName] = useState(tool.name);
-  const [error, setError] = useState<ApiError | null>(null);
-  const rename = async (e: Event) => {
-    e.preventDefault();
-    try {
-      await api("PUT", `/api/tools/${encodeURIComponent(tool.id)}`, { name, expectedVersion: tool.version });
-      onDone();
-      onClose();
-    } catch (err) {
-      setError(asApiError(err));
-    }
-  };
   return (
-    <Modal title={`Rename ${tool.name}`} onClose={onClose}>
-      <form onSubmit={rename} class="stack">
-        <label for="rename-name">New name</label>
-        <input id="rename-name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} required autoFocus />
-        <p class="hint small">Renaming saves a new version. Assistants and other tools that use the old name stop finding it.</p>
-        <ErrorBox error={error} title="Could not rename" />
-        <div class="actions"><button type="button" onClick={onClose}>Cancel</button><button type="submit" class="primary">Rename</button></div>
-      </form>
-    </Modal>
+    <NameDialog title={`Rename ${tool.name}`} id="rename-name" label="New name" initial={tool.name} confirm="Rename" onClose={onClose}
+      hint="Renaming saves a new version. Assistants and other tools that use the old name stop finding it."
+      save={async (name) => { await api("PUT", `/api/tools/${encodeURIComponent(tool.id)}`, { name, expectedVersion: tool.version }); onDone(); }} />
   );
 }
