@@ -38,6 +38,17 @@ export interface Db {
    * while a transaction is open joins it. `work` must be synchronous.
    */
   transaction<T>(work: () => T): T;
+  /**
+   * `transaction`, but its writes do not move `changeMark`: for appends nobody caches a read of
+   * (audit rows), so they do not throw away what the caches in front of the store hold.
+   */
+  untrackedTransaction<T>(work: () => T): T;
+  /**
+   * Changes whenever data read through this connection may have changed: another connection or
+   * process committed (`PRAGMA data_version`), or this one wrote outside `untrackedTransaction`.
+   * Costs one tiny statement, so in-memory caches can check it on every request.
+   */
+  changeMark(): string;
   close(): void;
 }
 
@@ -67,6 +78,9 @@ export function openDatabase(path: string, durability: Durability = "full"): Db 
 function wrap(database: DatabaseSync, location: string): Db {
   const statements = new Map<string, StatementSync>();
   let open = true;
+  // Writes through this connection (data_version only counts other connections' commits).
+  let writes = 0;
+  let untracked = false;
 
   function statement(sql: string): StatementSync {
     let prepared = statements.get(sql);
@@ -93,11 +107,27 @@ function wrap(database: DatabaseSync, location: string): Db {
 
   return {
     location,
-    run: (sql, ...params) => ({ changes: Number(statement(sql).run(...params).changes) }),
+    run: (sql, ...params) => {
+      if (!untracked) writes += 1;
+      return { changes: Number(statement(sql).run(...params).changes) };
+    },
     get: (sql, ...params) => statement(sql).get(...params) as SqlRow | undefined,
     all: (sql, ...params) => statement(sql).all(...params) as SqlRow[],
-    exec: (sql) => database.exec(sql),
+    exec: (sql) => {
+      writes += 1;
+      database.exec(sql);
+    },
     transaction,
+    untrackedTransaction<T>(work: () => T): T {
+      if (database.isTransaction) return work();
+      untracked = true;
+      try {
+        return transaction(work);
+      } finally {
+        untracked = false;
+      }
+    },
+    changeMark: () => `${String(statement("PRAGMA data_version").get()?.data_version)}:${writes}`,
     close() {
       if (!open) return;
       open = false;
