@@ -18,7 +18,12 @@ export interface ServerConfig {
   readonly port: number;
   /** The URL the sandbox's loopback calls use; defaults to http://127.0.0.1:<bound port>. */
   readonly database: string;
-  /** SQLite commit durability: "full" fsyncs every commit; "normal" is faster and survives process crashes only. */
+  /**
+   * SQLite commit durability. Both fsync every write of the store's own (tokens, grants, tools).
+   * "normal" (default) commits audit rows without an fsync: a row survives SIGKILL at once and power
+   * loss from the next synced commit, checkpoint or OS write-back on; "full" fsyncs them too (~1–5 ms
+   * more per audited call on a busy disk). See docs/security.md §4.16.
+   */
   readonly durability: "full" | "normal";
   readonly pluginsDir: string;
   readonly maxBodyBytes: number;
@@ -46,7 +51,7 @@ export const DEFAULT_CONFIG: ServerConfig = Object.freeze({
   host: "127.0.0.1",
   port: 7700,
   database: "./data/knot-tools.db",
-  durability: "full",
+  durability: "normal",
   pluginsDir: "",
   maxBodyBytes: 1_048_576,
   http: DEFAULT_HTTP_LIMITS,

@@ -78,12 +78,12 @@ export function createAuditMethods({ db }: StoreContext): AuditMethods {
   return {
     async appendAudit(input) {
       const { entry, argsJson } = normalize(input);
-      return db.untrackedTransaction(() => appendInTransaction(entry, argsJson));
+      return db.appendOnlyTransaction(() => appendInTransaction(entry, argsJson));
     },
 
     async appendAuditBatch(inputs) {
       const normalized = inputs.map(normalize);
-      return db.untrackedTransaction(() => normalized.map(({ entry, argsJson }) => appendInTransaction(entry, argsJson)));
+      return db.appendOnlyTransaction(() => normalized.map(({ entry, argsJson }) => appendInTransaction(entry, argsJson)));
     },
 
     async queryAudit(query: AuditQuery) {

@@ -38,10 +38,10 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     db.close();
     throw error;
   }
-  // With "full", a commit waits for an fsync (ms on a busy disk): file databases commit audit
-  // batches on a thread of their own (audit-writer.ts) so the event loop never waits for one.
-  // With "normal" a commit is a write into the OS page cache (tens of µs, no fsync): the batch is
-  // committed in place, which saves the two thread hops that cost more than the commit itself.
+  // With "full", an audit commit waits for an fsync (ms on a busy disk): file databases commit
+  // audit batches on a thread of their own (audit-writer.ts) so the event loop never waits for one.
+  // With "normal" an audit commit is a write into the OS page cache (tens of µs, no fsync): the
+  // batch is committed in place, which saves two thread hops that cost more than the commit.
   const durability = options.durability ?? "full";
   const auditWriter = db.location === MEMORY || durability === "normal" ? null : createAuditWriterThread(db.location, durability);
   const audit = createAuditMethods(context);
