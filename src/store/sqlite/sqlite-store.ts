@@ -80,13 +80,18 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
 
 const CHECKPOINT_EVERY_MS = 1_000;
 
-/** Turns off automatic checkpoints on `db` and runs them on the thread, once a second after audit writes. */
+/** Turns off automatic checkpoints on `db` and runs them on the thread, once a second after any write. */
 function startCheckpoints(db: Db, thread: AuditWriterThread): { wrote(): void; stop(): void } {
   db.exec("PRAGMA wal_autocheckpoint = 0");
   let dirty = false;
   let running = false;
+  let mark = db.changeMark();
   const timer = setInterval(() => {
-    if (!dirty || running) return;
+    if (running) return;
+    // Audit appends do not move the change mark; every other write (and other processes' commits) does.
+    const now = db.changeMark();
+    if (!dirty && now === mark) return;
+    mark = now;
     dirty = false;
     running = true;
     // A failed checkpoint loses nothing (the WAL holds the commits); the next one retries.
