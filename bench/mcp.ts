@@ -1,8 +1,9 @@
 /**
- * `node --no-node-snapshot bench/mcp.ts [--calls N] [--data-dir DIR]`: tools/call latency (p50, p99) and calls per
+ * `node --no-node-snapshot bench/mcp.ts [--calls N] [--data-dir DIR] [--durability normal|full]`: tools/call latency (p50, p99) and calls per
  * second at concurrency 1 and 16, in both MCP revisions (2025-11-25 sessions, 2026-07-28 stateless requests), for (a) a plugin echo tool, (b) a sandboxed user echo tool and
- * (c) a bare SDK server with the same echo tool — the baseline, measured in the same run. Each
- * concurrent caller is its own MCP client and session, as separate assistants would be.
+ * (c) a bare SDK server with the same echo tool — the baseline, measured in the same run and in
+ * turns with the others (see measureInTurns). Each concurrent caller is its own MCP client and
+ * session, as separate assistants would be.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -89,32 +90,54 @@ async function clients(url: string, count: number, token: string | null): Promis
   }));
 }
 
-async function measure(target: string, revision: Revision, url: string, token: string | null, tool: string, concurrency: number, calls: number): Promise<BenchRow> {
-  const pool = await callers(url, concurrency, token, revision);
-  const call = (client: Caller, i: number) => client.call(tool, `hello ${i}`);
-  await Promise.all(pool.map(async (client) => { for (let i = 0; i < 20; i++) await call(client, i); }));
-  const latencies: number[] = [];
-  const perClient = Math.ceil(calls / concurrency);
-  const started = performance.now();
-  await Promise.all(pool.map(async (client) => {
-    for (let i = 0; i < perClient; i++) {
-      const t0 = performance.now();
-      const result = await call(client, i);
-      latencies.push(performance.now() - t0);
-      if (result.isError) throw new Error(`${target}: ${JSON.stringify(result.content)}`);
+interface Target {
+  readonly name: string;
+  readonly url: string;
+  readonly token: string | null;
+  readonly tool: string;
+  readonly calls: number;
+}
+
+/** Rounds the targets take turns in: on a shared machine the load drifts, and each target sees the same drift. */
+const ROUNDS = 6;
+
+/**
+ * The targets measured in turns (round 1 of each, round 2 of each…), each with its own callers,
+ * so the ratios against the bare server compare calls made under the same load.
+ */
+async function measureInTurns(targets: readonly Target[], revision: Revision, concurrency: number): Promise<BenchRow[]> {
+  const pools = await Promise.all(targets.map((t) => callers(t.url, concurrency, t.token, revision)));
+  const call = (target: Target, client: Caller, i: number) => client.call(target.tool, `hello ${i}`);
+  await Promise.all(targets.map((target, n) => Promise.all(pools[n]!.map(async (client) => { for (let i = 0; i < 20; i++) await call(target, client, i); }))));
+  const latencies = targets.map((): number[] => []);
+  const seconds = targets.map(() => 0);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [n, target] of targets.entries()) {
+      const perClient = Math.ceil(target.calls / concurrency / ROUNDS);
+      const started = performance.now();
+      await Promise.all(pools[n]!.map(async (client) => {
+        for (let i = 0; i < perClient; i++) {
+          const t0 = performance.now();
+          const result = await call(target, client, i);
+          latencies[n]!.push(performance.now() - t0);
+          if (result.isError) throw new Error(`${target.name}: ${JSON.stringify(result.content)}`);
+        }
+      }));
+      seconds[n]! += (performance.now() - started) / 1000;
     }
-  }));
-  const seconds = (performance.now() - started) / 1000;
-  await Promise.all(pool.map((c) => c.close()));
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-  return { target, revision, concurrency, p50Ms: at(0.5), p99Ms: at(0.99), callsPerSecond: latencies.length / seconds };
+  }
+  await Promise.all(pools.flat().map((c) => c.close()));
+  return targets.map((target, n) => {
+    const sorted = latencies[n]!.sort((a, b) => a - b);
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+    return { target: target.name, revision, concurrency, p50Ms: at(0.5), p99Ms: at(0.99), callsPerSecond: sorted.length / seconds[n]! };
+  });
 }
 
 export async function runMcpBench(
   calls = 1000,
   dataDir = os.tmpdir(),
-  durability: "full" | "normal" = "full",
+  durability: "full" | "normal" = DEFAULT_CONFIG.durability,
   isolateReuse: "user" | "never" = "user",
 ): Promise<BenchRow[]> {
   const dir = fs.mkdtempSync(path.join(dataDir, "knot-bench-mcp-"));
@@ -137,9 +160,11 @@ export async function runMcpBench(
   try {
     for (const revision of ["2025-11-25", "2026-07-28"] as const) {
       for (const concurrency of [1, 16]) {
-        rows.push(await measure("bare SDK server", revision, bare.url, null, "echo", concurrency, calls));
-        rows.push(await measure("plugin tool", revision, `${url}/mcp`, token, "echo", concurrency, calls));
-        rows.push(await measure("user tool", revision, `${url}/mcp`, token, "user_echo", concurrency, Math.min(calls, 400)));
+        rows.push(...await measureInTurns([
+          { name: "bare SDK server", url: bare.url, token: null, tool: "echo", calls },
+          { name: "plugin tool", url: `${url}/mcp`, token, tool: "echo", calls },
+          { name: "user tool", url: `${url}/mcp`, token, tool: "user_echo", calls: Math.min(calls, 400) },
+        ], revision, concurrency));
       }
     }
   } finally {
@@ -150,16 +175,19 @@ export async function runMcpBench(
 }
 
 export function formatRows(rows: readonly BenchRow[]): string {
+  // Both ratios read "ours ÷ bare": p50 ≤ 1.3 and calls/s ≥ 0.9 are issue 13's goals.
   const lines = ["revision    target            conc   p50 ms   p99 ms   calls/s   vs bare (p50 / calls/s)"];
   for (const row of rows) {
     const base = rows.find((r) => r.target === "bare SDK server" && r.concurrency === row.concurrency && r.revision === row.revision)!;
-    lines.push(`${row.revision}  ${row.target.padEnd(17)} ${String(row.concurrency).padStart(4)} ${row.p50Ms.toFixed(2).padStart(8)} ${row.p99Ms.toFixed(2).padStart(8)} ${row.callsPerSecond.toFixed(0).padStart(9)}   ${(row.p50Ms / base.p50Ms).toFixed(2)}x / ${(base.callsPerSecond / row.callsPerSecond).toFixed(2)}x`);
+    lines.push(`${row.revision}  ${row.target.padEnd(17)} ${String(row.concurrency).padStart(4)} ${row.p50Ms.toFixed(2).padStart(8)} ${row.p99Ms.toFixed(2).padStart(8)} ${row.callsPerSecond.toFixed(0).padStart(9)}   ${(row.p50Ms / base.p50Ms).toFixed(2)}x / ${(row.callsPerSecond / base.callsPerSecond).toFixed(2)}x`);
   }
   return lines.join("\n");
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { calls: { type: "string" }, "data-dir": { type: "string" } } });
-  const rows = await runMcpBench(values.calls ? Number(values.calls) : 1000, values["data-dir"]);
+  const { values } = parseArgs({ options: { calls: { type: "string" }, "data-dir": { type: "string" }, durability: { type: "string" } } });
+  const durability = values.durability === "full" || values.durability === "normal" ? values.durability : DEFAULT_CONFIG.durability;
+  console.log(`SQLite durability "${durability}"`);
+  const rows = await runMcpBench(values.calls ? Number(values.calls) : 1000, values["data-dir"], durability);
   process.stdout.write(`${formatRows(rows)}\n`);
 }

@@ -2,8 +2,10 @@
  * `npm run bench`: the sandbox and MCP benchmarks, each with its baseline measured in the same
  * run, then issue 13's table: the issue's "today" figure, this run with `isolate_reuse = "never"`
  * (today's one isolate per run), this run with "user" (isolate per user), and the goal.
- * BENCH_RUNS, BENCH_CALLS and BENCH_RSS_RUNS size the parts (defaults 200, 600, 10000).
+ * BENCH_RUNS, BENCH_CALLS and BENCH_RSS_RUNS size the parts (defaults 200, 600, 10000);
+ * BENCH_DURABILITY=full measures the MCP part with an fsync per audit batch.
  */
+import { DEFAULT_CONFIG } from "../src/config.ts";
 import { formatRows, runMcpBench, type BenchRow } from "./mcp.ts";
 import { runSandboxBench, type SandboxNumbers } from "./sandbox.ts";
 import { runRssBench } from "./sandbox-rss.ts";
@@ -11,6 +13,8 @@ import { runRssBench } from "./sandbox-rss.ts";
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const CALLS = Number(process.env.BENCH_CALLS ?? 600);
 const RSS_RUNS = Number(process.env.BENCH_RSS_RUNS ?? 10_000);
+/** The server's default ("normal"); BENCH_DURABILITY=full measures one fsync per audit batch. */
+const DURABILITY = process.env.BENCH_DURABILITY === "full" ? "full" : DEFAULT_CONFIG.durability;
 const MODES = ["never", "user"] as const;
 type Mode = (typeof MODES)[number];
 
@@ -21,8 +25,8 @@ for (const mode of MODES) {
   const { lines, numbers } = await runSandboxBench(RUNS, mode);
   sandbox[mode] = numbers;
   for (const line of lines) console.log(line);
-  console.log(`\nMCP tools/call, isolate_reuse "${mode}", SQLite durability "full" (baseline: a bare SDK server with the same echo tool)`);
-  mcp[mode] = await runMcpBench(CALLS, undefined, "full", mode);
+  console.log(`\nMCP tools/call, isolate_reuse "${mode}", SQLite durability "${DURABILITY}" (baseline: a bare SDK server with the same echo tool)`);
+  mcp[mode] = await runMcpBench(CALLS, undefined, DURABILITY, mode);
   console.log(formatRows(mcp[mode]));
   rss[mode] = await runRssBench(RSS_RUNS, mode);
   console.log(`worker RSS over ${RSS_RUNS} runs (1 worker, no recycling): ${rss[mode].beforeMb.toFixed(0)} → ${rss[mode].afterMb.toFixed(0)} MB\n`);

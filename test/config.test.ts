@@ -7,15 +7,15 @@ describe("server configuration", () => {
   it("defaults are safe and complete", () => {
     const config = configFromToml({}, "/srv");
     assert.equal(config.host, "127.0.0.1");
-    assert.equal(config.durability, "full");
+    assert.equal(config.durability, "normal");
     assert.deepEqual(config.limits, DEFAULT_CONFIG.limits);
   });
 
   it("reads keys, resolves paths against the file's folder, keeps PostgreSQL URLs", () => {
-    const config = configFromToml({ server: { port: 8080, database: "db/k.db", durability: "normal" }, limits: { cpu_ms: 100 }, plugins: { metrics: { url: "x" } } }, "/srv");
+    const config = configFromToml({ server: { port: 8080, database: "db/k.db", durability: "full" }, limits: { cpu_ms: 100 }, plugins: { metrics: { url: "x" } } }, "/srv");
     assert.equal(config.port, 8080);
     assert.equal(config.database, "/srv/db/k.db");
-    assert.equal(config.durability, "normal");
+    assert.equal(config.durability, "full");
     assert.equal(config.limits.cpuMs, 100);
     assert.equal(configFromToml({ sandbox: { user_runs_in_flight: 3 } }, "/srv").sandbox.userRunsInFlight, 3);
     assert.equal(configFromToml({ sandbox: { isolate_reuse: "never" } }, "/srv").sandbox.isolateReuse, "never");

@@ -68,14 +68,23 @@ export function createAuthenticator(store: Store, loopback: LoopbackTokens, conn
     const base = await principalFor(token.userId, "token");
     return base && { ...base, scopes: token.scopes, tokenId: token.id, ...(token.connection ? { clientName: token.connection.clientName } : {}) };
   };
+  const cache = createPrincipalCache(store);
   const storedTokenPrincipal = async (secret: string): Promise<Principal | null> => {
-    const token = await store.findTokenByHash(hashSecret(secret));
-    return token ? livePrincipal(token) : null;
+    const hash = hashSecret(secret);
+    const cached = cache.get(hash);
+    if (cached) return livePrincipal(cached.token, cached.principal);
+    const mark = cache.mark();
+    const token = await store.findTokenByHash(hash);
+    if (!token) return null;
+    const principal = await livePrincipal(token);
+    if (principal) cache.set(hash, mark, token, principal);
+    return principal;
   };
-  const livePrincipal = async (token: TokenRecord): Promise<Principal | null> => {
+  /** The token's principal if the token may be used now (expiry is checked on every request, cached or not). */
+  const livePrincipal = async (token: TokenRecord, known?: Principal): Promise<Principal | null> => {
     const now = new Date().toISOString();
     if (tokenState(token, now) !== "active") return null;
-    const principal = await principalForToken(token);
+    const principal = known ?? (await principalForToken(token));
     // last_used_at is informational: refresh it at most once a minute, not on every request.
     if (principal && (token.lastUsedAt === null || Date.parse(now) - Date.parse(token.lastUsedAt) > TOUCH_INTERVAL_MS)) {
       void store.touchToken(token.id, now).catch(() => {});
@@ -111,4 +120,32 @@ export function bearerFrom(header: string | undefined): string | null {
   if (!header) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1] ?? null;
+}
+
+const MAX_CACHED_TOKENS = 1024;
+
+/**
+ * Token principals by secret hash, each valid only while the store's change mark is what it was
+ * when the entry was read (see Store.changeMark): any write to the store here — a revocation, a
+ * grant, a group change — or a commit by another process (the CLI) empties it for the next request,
+ * so a revocation takes effect at once. Without a change mark (PostgreSQL) nothing is cached.
+ */
+function createPrincipalCache(store: Store) {
+  const entries = new Map<string, { mark: string; token: TokenRecord; principal: Principal }>();
+  const mark = (): string | null => store.changeMark?.() ?? null;
+  return {
+    mark,
+    get(hash: string) {
+      const entry = entries.get(hash);
+      if (!entry) return null;
+      if (entry.mark === mark()) return entry;
+      entries.delete(hash);
+      return null;
+    },
+    set(hash: string, at: string | null, token: TokenRecord, principal: Principal) {
+      if (at === null) return;
+      if (entries.size >= MAX_CACHED_TOKENS) entries.clear();
+      entries.set(hash, { mark: at, token, principal });
+    },
+  };
 }

@@ -47,7 +47,11 @@ export interface ResolverDeps {
   readonly boot: readonly BootTool[];
   readonly catalog: UserToolsCatalog;
   readonly registry: PluginRegistry;
+  /** The store's change mark (Store.changeMark): user-tool lists are kept while it is unchanged. */
+  readonly changeMark?: () => string;
 }
+
+const MAX_CACHED_LISTS = 1024;
 
 export function createToolResolver(deps: ResolverDeps): ToolResolver {
   const bootByName = new Map(deps.boot.map((tool) => [tool.name, tool]));
@@ -61,8 +65,23 @@ export function createToolResolver(deps: ResolverDeps): ToolResolver {
   };
 
   /** Own tools first, then shared ones (the store's order), active tools of kind "tool" only. */
-  const userCandidates = async (principal: Principal): Promise<UserToolRecord[]> =>
+  const readUserCandidates = async (principal: Principal): Promise<UserToolRecord[]> =>
     (await deps.catalog.list(principal)).filter((tool) => tool.kind === "tool" && tool.active);
+
+  // The list depends only on the user, their groups and the stored tools: a listing or call reuses
+  // it until anything is written (the change mark moves; records are frozen, the array is not handed out).
+  const listed = new Map<string, { mark: string; tools: readonly UserToolRecord[] }>();
+  const userCandidates = async (principal: Principal): Promise<readonly UserToolRecord[]> => {
+    const mark = deps.changeMark?.();
+    if (mark === undefined) return readUserCandidates(principal);
+    const key = `${principal.user.id}\u0000${principal.groups.join("\u0000")}`;
+    const hit = listed.get(key);
+    if (hit?.mark === mark) return hit.tools;
+    const tools = await readUserCandidates(principal);
+    if (listed.size >= MAX_CACHED_LISTS) listed.clear();
+    listed.set(key, { mark, tools });
+    return tools;
+  };
 
   const candidates = async (principal: Principal): Promise<CandidateTool[]> => [
     ...deps.boot.map((boot): CandidateTool => ({ kind: "boot", name: boot.name, boot })),

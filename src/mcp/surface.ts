@@ -17,6 +17,7 @@ import { createMcpHttpEdge, type McpHttpEdge, type RequestAuth } from "./http-ha
 import { toMcpTool } from "./listing.ts";
 import { createParamHeaderCheck } from "./param-header-check.ts";
 import { createMcpServer, type ConnectionOptions, type ServerCore } from "./mcp-server.ts";
+import { watchToolList } from "./list-watch.ts";
 import { createToolResolver, type ToolResolver } from "./resolver.ts";
 import { ProtocolError } from "./protocol-error.ts";
 import { createModernHandlers } from "./modern-handlers.ts";
@@ -45,7 +46,8 @@ export function createMcpSurface(services: Services): McpSurface {
   const { auth, audit, catalog, runner, pool, logger, config } = services;
   let host: BootToolHost | null = null;
   const boot = createBootTools(catalog, () => host!);
-  const resolver = createToolResolver({ boot, catalog, registry: pool.registry });
+  const changeMark = services.store.changeMark?.bind(services.store);
+  const resolver = createToolResolver({ boot, catalog, registry: pool.registry, ...(changeMark ? { changeMark } : {}) });
   const callTool = createCallTool({ resolver, pool, runner, audit, logger, deadlineMs: config.handlerTimeoutMs });
   host = {
     listed: async (principal) => (await resolver.list(principal)).map((tool) => {
@@ -96,6 +98,13 @@ export function createMcpSurface(services: Services): McpSurface {
     return principal;
   };
 
+  /** What a stdio client of this user would list now ("refused" once it may not use MCP). */
+  const listFingerprint = async (userId: string): Promise<string> => {
+    const principal = await stdioPrincipal(userId).catch(() => null);
+    if (!principal) return "refused";
+    return JSON.stringify((await resolver.list(principal)).map((tool) => toMcpTool(tool, runner)));
+  };
+
   return {
     resolver, sessions, http,
     async connectStdio(userId, streams) {
@@ -111,7 +120,16 @@ export function createMcpSurface(services: Services): McpSurface {
       }), streams, logger, setAside);
       const entry = { userId, server: connection.server };
       stdio.add(entry);
-      void connection.closed.then(() => stdio.delete(entry));
+      // Changes made by other processes on the same SQLite file (PostgreSQL has the change bus).
+      const watch = changeMark ? await watchToolList({
+        changeMark, logger,
+        fingerprint: () => listFingerprint(userId),
+        changed: () => void connection.server()?.sendToolListChanged().catch(() => {}),
+      }) : null;
+      void connection.closed.then(() => {
+        watch?.stop();
+        stdio.delete(entry);
+      });
       return connection;
     },
     notifyToolsChanged(userIds) {

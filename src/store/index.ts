@@ -14,7 +14,7 @@ export interface StoreOptions {
    * (`postgres://user:password@host:port/database`).
    */
   readonly path: string;
-  /** SQLite commit durability: "full" (default, fsync per commit) or "normal" (faster; survives process crashes). */
+  /** SQLite commit durability: "full" (default here, fsync per commit) or "normal" (audit rows without an fsync; see sqlite-driver.ts). */
   readonly durability?: "full" | "normal";
 }
 

@@ -295,5 +295,12 @@ export interface Store {
   // instance settings (e.g. the audit masking key), shared by every instance on the database
   /** The stored value of `name`; when absent, stores `create()` first (first writer wins). */
   getOrCreateSetting(name: string, create: () => string): Promise<string>;
+  /**
+   * A value that changes whenever what this instance reads from the store may have changed (a
+   * write here, or a commit by another process), cheap enough to check per request: in-memory
+   * caches of tokens, grants and tool lists are valid only while it is unchanged. SQLite only;
+   * a store without it is read every time.
+   */
+  changeMark?(): string;
   close(): Promise<void>;
 }

@@ -13,6 +13,8 @@ import type { Durability } from "./sqlite-driver.ts";
 
 export interface AuditWriterThread {
   appendBatch(entries: readonly AuditEntryInput[]): Promise<AuditEntry[]>;
+  /** Copies the WAL into the database file (PASSIVE: never waits for, nor blocks, other connections). */
+  checkpoint(): Promise<void>;
   /** Waits for batches in flight, then stops the thread. */
   close(): Promise<void>;
 }
@@ -62,6 +64,9 @@ export function createAuditWriterThread(location: string, durability: Durability
 
   return {
     appendBatch: (entries) => send({ entries }),
+    checkpoint: async () => {
+      await send({ checkpoint: true });
+    },
     async close() {
       if (!worker) return;
       const thread = worker;

@@ -40,12 +40,12 @@ export function createAuditMethods({ db }: StoreContext): AuditMethods {
   return {
     async appendAudit(input) {
       const stored = normalize(input);
-      return db.transaction(() => appendInTransaction(stored));
+      return db.appendOnlyTransaction(() => appendInTransaction(stored));
     },
 
     async appendAuditBatch(inputs) {
       const normalized = inputs.map(normalize);
-      return db.transaction(() => normalized.map(appendInTransaction));
+      return db.appendOnlyTransaction(() => normalized.map(appendInTransaction));
     },
   };
 }

@@ -6,12 +6,13 @@
  * - `journal_mode=WAL`: readers never block the writer, so a long audit export does not stall requests.
  * - `synchronous=FULL`: every commit is fsynced to the WAL before it returns. With NORMAL a commit
  *   survives a crash of the process but the last few may roll back on power loss or an OS crash.
- *   That is not acceptable here: a revoked token must stay revoked, and the audit row of a tool
- *   that already changed something must not vanish. The price, measured on the development
- *   machine, is ~0.4 ms per write transaction (vs ~0.02 ms), and writes are a few per request.
- *   The pragma is per connection, not per table, so FULL applies to every write. Operators who
- *   accept that trade for throughput set `[server] durability = "normal"` (WAL + NORMAL still
- *   never loses a commit when only the process dies, e.g. SIGKILL).
+ *   That is not acceptable for the store's own writes: a revoked token must stay revoked. The
+ *   price, measured on the development machine, is ~0.4 ms per write transaction (vs ~0.02 ms),
+ *   and such writes are rare (saves, grants, tokens). Audit appends are one per call, so with
+ *   `[server] durability = "normal"` (the default) they alone commit with NORMAL
+ *   (`appendOnlyTransaction`): a row survives SIGKILL as soon as its commit returns, and power
+ *   loss from the next synced commit, checkpoint or OS write-back on (docs/security.md §4.16).
+ *   `durability = "full"` fsyncs audit commits too (on a writer thread, see audit-writer.ts).
  * - `foreign_keys=ON`, `busy_timeout=5000`: integrity, and waiting (not failing) when another
  *   process (e.g. the CLI beside a running server) holds the write lock.
  * - `defensive`: SQL cannot corrupt the file on purpose (writable_schema and friends).
@@ -42,13 +43,25 @@ export interface Db {
   transaction<T>(work: () => T): T;
   /** Whether a transaction is open on this connection. */
   inTransaction(): boolean;
+  /**
+   * `transaction` for append-only rows nobody caches a read of (the audit log): its writes do not
+   * move `changeMark` (so they do not empty the caches in front of the store), and with
+   * durability "normal" it commits without an fsync (see the header).
+   */
+  appendOnlyTransaction<T>(work: () => T): T;
+  /**
+   * Changes whenever data read through this connection may have changed: another connection or
+   * process committed (`PRAGMA data_version`), or this one wrote outside `appendOnlyTransaction`.
+   * Costs one tiny statement, so in-memory caches can check it on every request.
+   */
+  changeMark(): string;
   close(): void;
 }
 
 export const MEMORY = ":memory:";
 const BUSY_TIMEOUT_MS = 5000;
 
-/** `full` fsyncs every commit (survives power loss); `normal` survives a process crash only, and is faster. */
+/** `full` fsyncs every commit (survives power loss); `normal` every commit but append-only ones (see the header). */
 export type Durability = "full" | "normal";
 
 /** Opens (creating if missing, with its parent folder) the database at `path`. */
@@ -59,20 +72,29 @@ export function openDatabase(path: string, durability: Durability = "full"): Db 
   try {
     // busy_timeout first: switching to WAL needs a lock another process may be holding.
     database.exec(
-      `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = ${durability === "normal" ? "NORMAL" : "FULL"}; PRAGMA foreign_keys = ON;`,
+      `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;`,
     );
   } catch (error) {
     database.close();
     throw error;
   }
-  return wrap(database, location);
+  return wrap(database, location, durability);
 }
 
-function wrap(database: DatabaseSync, location: string): Db {
+/** Whether a statement may write: anything but a plain read (a false "yes" only empties caches early). */
+const mayWrite = (sql: string) => !/^\s*(SELECT|PRAGMA\s+data_version)\b/i.test(sql);
+
+function wrap(database: DatabaseSync, location: string, durability: Durability): Db {
   const statements = new Map<string, StatementSync>();
   /** Whether a prepared statement returns rows (columns() is asked once per statement). */
   const returnsRows = new WeakMap<StatementSync, boolean>();
   let open = true;
+  // Writes through this connection (data_version only counts other connections' commits).
+  let writes = 0;
+  let untracked = false;
+  const wrote = (sql: string) => {
+    if (!untracked && mayWrite(sql)) writes += 1;
+  };
 
   function statement(sql: string): StatementSync {
     let prepared = statements.get(sql);
@@ -85,6 +107,7 @@ function wrap(database: DatabaseSync, location: string): Db {
 
   function query(sql: string, params: readonly SqlValue[]): { rows: SqlRow[]; rowCount: number } {
     const prepared = statement(sql);
+    wrote(sql);
     let hasRows = returnsRows.get(prepared);
     if (hasRows === undefined) returnsRows.set(prepared, (hasRows = prepared.columns().length > 0));
     if (!hasRows) return { rows: [], rowCount: Number(prepared.run(...params).changes) };
@@ -108,13 +131,31 @@ function wrap(database: DatabaseSync, location: string): Db {
 
   return {
     location,
-    run: (sql, ...params) => ({ changes: Number(statement(sql).run(...params).changes) }),
+    run: (sql, ...params) => {
+      wrote(sql);
+      return { changes: Number(statement(sql).run(...params).changes) };
+    },
     get: (sql, ...params) => statement(sql).get(...params) as SqlRow | undefined,
     all: (sql, ...params) => statement(sql).all(...params) as SqlRow[],
     query,
-    exec: (sql) => database.exec(sql),
+    exec: (sql) => {
+      wrote(sql);
+      database.exec(sql);
+    },
     transaction,
     inTransaction: () => database.isTransaction,
+    appendOnlyTransaction<T>(work: () => T): T {
+      if (database.isTransaction) return work();
+      untracked = true;
+      if (durability === "normal") database.exec("PRAGMA synchronous = NORMAL");
+      try {
+        return transaction(work);
+      } finally {
+        untracked = false;
+        if (durability === "normal") database.exec("PRAGMA synchronous = FULL");
+      }
+    },
+    changeMark: () => `${String(statement("PRAGMA data_version").get()?.data_version)}:${writes}`,
     close() {
       if (!open) return;
       open = false;
