@@ -31,8 +31,8 @@ async function watchedClient(url: string, token: string) {
     client,
     count: () => changed,
     async next(seen: number, what: string) {
-      for (let i = 0; i < 250 && changed === seen; i++) await new Promise((r) => setTimeout(r, 20));
-      assert.ok(changed > seen, `${what}: no tools/list_changed within 5 s`);
+      for (let i = 0; i < 750 && changed === seen; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(changed > seen, `${what}: no tools/list_changed within 15 s`);
       return changed;
     },
   };
