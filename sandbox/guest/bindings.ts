@@ -8,6 +8,8 @@ export const GLOBAL_NAMES = Object.freeze({
   call: "__knot_call",
   /** Target of the worker's rewrite of `import(x)`; always rejects with MODULE_NOT_ALLOWED. */
   dynamicImport: "__knot_dynamic_import",
+  /** Where the guest bundle leaves its modules for the worker; deleted before any user code runs. */
+  handoff: "__knot_guest",
 } as const);
 
 export const EMIT_KINDS = Object.freeze({
