@@ -21,7 +21,7 @@ export const EMIT_KINDS = Object.freeze({
   progress: "progress",
   /** a return* was called: a ToolResult */
   returned: "return",
-  /** the handler finished: {ok:true, result} | {ok:false, error:{code, message}} */
+  /** the handler finished: {ok:true, result} | {ok:false, error:{code, message}} (read by the worker with takeFinished) */
   finish: "finish",
   /** the runtime made a coded error the guest may catch: {code, message} */
   coded: "coded",

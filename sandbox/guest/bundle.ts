@@ -19,6 +19,7 @@ I.ObjectDefineProperty(globalThis, GLOBAL_NAMES.handoff, {
     modules: I.ObjectFreeze({ "knot:tool": tool, "knot:identity": identity, "knot:plugin": plugin, "knot-internal:run-tool": runTool }),
     begin: prelude.begin,
     deliver: prelude.deliver,
+    takeFinished: prelude.takeFinished,
   }),
   writable: false,
   enumerable: false,

@@ -25,9 +25,10 @@ export interface GuestCode {
 export interface GuestInstance {
   /** The knot:* module (or the runner) instantiated in this context. */
   module(specifier: string): Module;
-  /** The guest's begin(jobJson) and deliver(id, payload) (see guest/runtime.ts). */
+  /** The guest's begin(jobJson), deliver(id, payload) and takeFinished() (see guest/runtime.ts). */
   readonly begin: Reference;
   readonly deliver: Reference;
+  readonly takeFinished: Reference;
   /** Lets go of every handle (they keep the context alive until the worker's GC runs). */
   release(): void;
 }
@@ -102,6 +103,8 @@ export function instantiateGuest(isolate: Isolate, context: Context, code: Guest
     handles.push(begin);
     const deliver = handoff.getSync("deliver", { reference: true }) as Reference;
     handles.push(deliver);
+    const takeFinished = handoff.getSync("takeFinished", { reference: true }) as Reference;
+    handles.push(takeFinished);
     context.global.deleteSync(GLOBAL_NAMES.handoff);
     return {
       module(specifier) {
@@ -111,6 +114,7 @@ export function instantiateGuest(isolate: Isolate, context: Context, code: Guest
       },
       begin,
       deliver,
+      takeFinished,
       release: () => releaseAll(handles),
     };
   } catch (error) {

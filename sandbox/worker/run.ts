@@ -15,6 +15,7 @@ import { safeError } from "../errors.ts";
 import type { WorkerVerdict } from "../ipc.ts";
 import type { FreshContext } from "./fresh-context.ts";
 import type { ContextLease } from "./isolate-homes.ts";
+import { EMIT_KINDS } from "../guest/bindings.ts";
 import { createGuestBindings } from "./guest-bindings.ts";
 import { RETURNED } from "./guest-verdict.ts";
 import type { Isolate } from "./ivm.ts";
@@ -163,8 +164,26 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
       return await operation;
     } finally {
       inFlight -= 1;
-      if (inFlight === 0) onIdle?.();
+      if (inFlight === 0) {
+        collectFinished();
+        onIdle?.();
+      }
     }
+  }
+
+  /**
+   * The guest leaves its verdict for us (runtime.ts finish): read it once no isolate task is running,
+   * with a sync call — the isolate is idle then, so the call cannot wait on user code.
+   */
+  function collectFinished(): void {
+    if (settled || fresh === undefined || isolate === undefined || isolate.isDisposed) return;
+    let payload: unknown;
+    try {
+      payload = fresh.guest.takeFinished.applySync(undefined, []);
+    } catch {
+      return; // the isolate failed: the task's own error decides the run
+    }
+    if (typeof payload === "string" && payload !== "") bindings.emit(EMIT_KINDS.finish, payload);
   }
 
   /** An isolate task failed: an uncaught throw (maybe after an await), the memory limit, or our own dispose. */

@@ -6,7 +6,7 @@
  * gets exactly two host functions, both `Callback`s (which copy their arguments), installed on the
  * global before the guest bundle runs; the worker keeps the only References (to the bundle's
  * hand-off object, deleted from the global before user code, and the guest functions it calls,
- * `deliver` and `begin`) and passes them strings. The one ExternalCopy is V8's code cache of the
+ * `begin`, `deliver` and `takeFinished`) and passes them strings. The one ExternalCopy is V8's code cache of the
  * guest bundle, handed to the compiler (ivm.ts's CodeCache type), never to a guest realm. And, at run time, that those two host
  * functions are no longer on the guest global when user code runs (what they accept and answer
  * is tried in attack-value-hooks.test.ts).
@@ -41,7 +41,7 @@ test("the worker never hands the guest a copy, transfer or reference; host funct
   for (const set of sets) assert.match(set, /^guest-code\.ts: GLOBAL_NAMES\.(emit|call), createCallback\(/);
   // The only References: the worker's handles on guest functions it calls with strings.
   const references = files.flatMap((file) => [...read(file).matchAll(/reference:\s*true/g)].map(() => file));
-  assert.deepEqual(references, ["guest-code.ts", "guest-code.ts", "guest-code.ts"]);
+  assert.deepEqual(references, ["guest-code.ts", "guest-code.ts", "guest-code.ts", "guest-code.ts"]);
   // The code cache goes to the compiler only.
   const caches = files.flatMap((file) => [...read(file).matchAll(/cachedData/g)].map(() => file));
   assert.ok(caches.every((file) => file === "guest-code.ts"), caches.join(", "));
