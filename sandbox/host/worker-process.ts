@@ -38,7 +38,9 @@ export interface WorkerEvents {
 }
 
 export function spawnWorker(settings: PoolSettings, events: WorkerEvents): WorkerProcess {
-  const env: Record<string, string> = process.env.TZ !== undefined ? { TZ: process.env.TZ } : {};
+  // A bare environment (no secrets). MALLOC_ARENA_MAX: each isolate's thread would otherwise get
+  // its own glibc arena, and the worker's RSS climbed on fragmentation alone (issue 13).
+  const env: Record<string, string> = { MALLOC_ARENA_MAX: "2", ...(process.env.TZ !== undefined ? { TZ: process.env.TZ } : {}) };
   const isolates = { reuse: settings.isolateReuse, maxRuns: settings.isolateMaxRuns, idleMs: settings.isolateIdleMs, maxIdle: settings.runsPerWorker };
   const child: ChildProcess = fork(WORKER_MAIN, [String(settings.heartbeatMs), JSON.stringify(isolates), guestBundle()], {
     execPath: process.execPath,
