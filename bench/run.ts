@@ -3,12 +3,14 @@
  * run, then issue 13's table: the issue's "today" figure, this run with `isolate_reuse = "never"`
  * (today's one isolate per run), this run with "user" (isolate per user), and the goal.
  * BENCH_RUNS, BENCH_CALLS and BENCH_RSS_RUNS size the parts (defaults 200, 600, 10000);
- * BENCH_DURABILITY=full measures the MCP part with an fsync per audit batch.
+ * BENCH_DURABILITY=full measures the MCP part with an fsync per audit batch. Before the table:
+ * bench/sandbox-profile.ts per mode (CPU per run in the host and the workers).
  */
 import { DEFAULT_CONFIG } from "../src/config.ts";
 import { formatRows, runMcpBench, type BenchRow } from "./mcp.ts";
 import { runSandboxBench, type SandboxNumbers } from "./sandbox.ts";
 import { runRssBench } from "./sandbox-rss.ts";
+import { profileSandbox } from "./sandbox-profile.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const CALLS = Number(process.env.BENCH_CALLS ?? 600);
@@ -31,6 +33,10 @@ for (const mode of MODES) {
   rss[mode] = await runRssBench(RSS_RUNS, mode);
   console.log(`worker RSS over ${RSS_RUNS} runs (1 worker, no recycling): ${rss[mode].beforeMb.toFixed(0)} → ${rss[mode].afterMb.toFixed(0)} MB\n`);
 }
+
+// Where a trivial run's time goes, on the pool alone (CPU per run is the number to compare on a shared machine).
+for (const mode of MODES) for (const line of await profileSandbox(mode, RUNS)) console.log(line);
+console.log("");
 
 function vsBare(rows: BenchRow[], target: string, concurrency: number): { p50: number; rate: number } {
   const row = rows.find((r) => r.target === target && r.concurrency === concurrency)!;

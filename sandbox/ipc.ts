@@ -20,7 +20,10 @@ export type WorkerToHost =
   | { readonly t: "ready" }
   /** `suspect`: the run most likely to blame if the worker is over its memory budget (see main.ts). */
   | { readonly t: "beat"; readonly rssMb: number; readonly suspect?: string }
-  /** The worker received the run (a run never acknowledged by a dying worker is retried elsewhere). */
+  /**
+   * The run may have had effects (sent before its first knot:plugin call, or after it has run a few
+   * ms; `events` and `done` imply it). A run never acknowledged by a dying worker is retried.
+   */
   | { readonly t: "started"; readonly runId: string }
   /** A run's events (log, progress) since the last batch: one message per event-loop turn. */
   | { readonly t: "events"; readonly runId: string; readonly events: readonly RunEvent[] }

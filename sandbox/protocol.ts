@@ -58,6 +58,11 @@ export function isSinkEvent(params: unknown): boolean {
   return keys === "at,data,id,type" && typeof event.id === "string" && typeof event.type === "string" && typeof event.at === "string";
 }
 
+/** Whether `value` is a module set's shape (RunJob.modules); the worker applies the import rules itself. */
+export const isModuleSet = (value: unknown): value is Record<string, string | null> =>
+  typeof value === "object" && value !== null && !Array.isArray(value) &&
+  Object.values(value).every((source) => source === null || typeof source === "string");
+
 export interface RunJob {
   /** Opaque id for logs and cancellation. */
   readonly runId: string;
@@ -74,6 +79,12 @@ export interface RunJob {
   readonly requestId?: string;
   /** Absent means "tool". "sink" requires `params` to be the event (see isSinkEvent). */
   readonly entry?: RunEntry;
+  /**
+   * The tool's module set, resolved by the host before dispatch (specifier → source; null: this
+   * caller may not import it). The worker links from it without asking back; a specifier missing
+   * here still goes through `RunHooks.resolveModule`.
+   */
+  readonly modules?: Readonly<Record<string, string | null>>;
 }
 
 export interface LogLine {
@@ -114,7 +125,8 @@ export type RunEvent =
 export interface RunHooks {
   /**
    * Source of an importable module (`plugin:<name>`, `plugin:<name>/<stem>`, `lib:<name>`), or null
-   * when the caller may not import it. Called by the worker's linker, through the pool.
+   * when the caller may not import it. Called by the worker's linker, through the pool, for a
+   * specifier that `job.modules` does not hold.
    */
   resolveModule(specifier: string): Promise<string | null> | string | null;
   onEvent?(event: RunEvent): void;

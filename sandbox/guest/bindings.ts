@@ -8,6 +8,8 @@ export const GLOBAL_NAMES = Object.freeze({
   call: "__knot_call",
   /** Target of the worker's rewrite of `import(x)`; always rejects with MODULE_NOT_ALLOWED. */
   dynamicImport: "__knot_dynamic_import",
+  /** Where the guest bundle leaves its modules for the worker; deleted before any user code runs. */
+  handoff: "__knot_guest",
 } as const);
 
 export const EMIT_KINDS = Object.freeze({
@@ -19,7 +21,7 @@ export const EMIT_KINDS = Object.freeze({
   progress: "progress",
   /** a return* was called: a ToolResult */
   returned: "return",
-  /** the handler finished: {ok:true, result} | {ok:false, error:{code, message}} */
+  /** the handler finished: {ok:true, result} | {ok:false, error:{code, message}} (read by the worker with takeFinished) */
   finish: "finish",
   /** the runtime made a coded error the guest may catch: {code, message} */
   coded: "coded",

@@ -32,4 +32,4 @@ I.ObjectDefineProperty(globalThis, GLOBAL_NAMES.dynamicImport, {
 });
 
 /** For the worker only (it reads the prelude's namespace); no user module can import the prelude. */
-export { begin, deliver } from "./runtime.ts";
+export { begin, deliver, takeFinished } from "./runtime.ts";

@@ -143,8 +143,20 @@ export function fail(code: string, message: string): never {
   throw RETURN_SIGNAL;
 }
 
+// The verdict waits here for the worker, which reads it with takeFinished() as soon as the isolate
+// task that produced it (evaluate, or a deliver) has come back: no call back to the worker's
+// thread while the task runs (issue 13). The first one wins, as when it was reported at once.
+let finished = "";
+
 export function finish(payload: string): void {
-  emit(EMIT_KINDS.finish, payload);
+  if (finished === "") finished = payload;
+}
+
+/** Called by the worker only (through the bundle's hand-off), between isolate tasks. */
+export function takeFinished(): string {
+  const payload = finished;
+  finished = "";
+  return payload;
 }
 
 // ---- knot:plugin calls: the worker answers later through deliver()

@@ -2,7 +2,7 @@
  * A RunJob comes from host code; a malformed one is a programming error, so `run()` rejects with a
  * TypeError naming the field rather than starting a run that would fail in a confusing way.
  */
-import { isRunEntry, isSinkEvent, type RunJob } from "../protocol.ts";
+import { isModuleSet, isRunEntry, isSinkEvent, type RunJob } from "../protocol.ts";
 
 const LIMIT_MINIMUMS = { heapMb: 8, cpuMs: 1, wallMs: 1, resultBytes: 1, logBytes: 0, loopbackCalls: 0 } as const;
 
@@ -39,5 +39,6 @@ export function checkJob(job: RunJob): void {
   }
   if (job.requestId !== undefined && typeof job.requestId !== "string") fail("requestId", "must be a string when present");
   if (job.entry !== undefined && !isRunEntry(job.entry)) fail("entry", 'must be "tool" or "sink" when present');
+  if (job.modules !== undefined && !isModuleSet(job.modules)) fail("modules", "must be an object of specifier → source string or null");
   if (job.entry === "sink" && !isSinkEvent(job.params)) fail("params", "must be the event {id, type, at, data} when entry is \"sink\"");
 }

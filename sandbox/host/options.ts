@@ -89,7 +89,9 @@ export function resolvePoolOptions(options: SandboxPoolOptions = {}): PoolSettin
     isolateIdleMs: integer(options, "isolateIdleMs", 30_000, 10, 3_600_000),
     workerMemoryMb: integer(options, "workerMemoryMb", 512, 64, 65_536),
     heartbeatMs: integer(options, "heartbeatMs", 1_000, 50, 60_000),
-    execArgv: Object.freeze(["--no-node-snapshot", "--disable-warning=ExperimentalWarning", ...execArgv]),
+    // --max-semi-space-size=2: the worker's own young generation otherwise grew with its message
+    // churn and its RSS climbed ~10 MB per 1,000 runs (issue 13); with it, flat (127 → 129 MB / 6,000).
+    execArgv: Object.freeze(["--no-node-snapshot", "--disable-warning=ExperimentalWarning", "--max-semi-space-size=2", ...execArgv]),
     deadlineGraceMs: integer(options, "deadlineGraceMs", 1_500, 100, 60_000),
     cancelGraceMs: integer(options, "cancelGraceMs", 1_000, 50, 60_000),
     recycleAfterRuns: integer(options, "recycleAfterRuns", 2_000, 1, 1_000_000_000),

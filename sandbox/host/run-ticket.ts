@@ -25,6 +25,8 @@ export interface RunTicket {
   markRequeued(): void;
   /** How often this run was handed back after its worker had acknowledged it. */
   readonly requeues: number;
+  /** How often this run was sent to a worker. */
+  readonly dispatches: number;
   event(event: unknown): void;
   complete(verdict: WorkerVerdict): void;
   fail(code: SandboxErrorCode, message: string): void;
@@ -74,6 +76,7 @@ export function createRunTicket(job: RunJob, hooks: RunHooks, resolve: (outcome:
   let done = false;
   let acknowledged = false;
   let requeues = 0;
+  let dispatches = 0;
 
   function complete(raw: WorkerVerdict): void {
     if (done) return;
@@ -99,6 +102,7 @@ export function createRunTicket(job: RunJob, hooks: RunHooks, resolve: (outcome:
       timers.push(timer);
     },
     markDispatched() {
+      dispatches += 1;
       startedAt = Date.now();
       acknowledged = false;
     },
@@ -116,6 +120,9 @@ export function createRunTicket(job: RunJob, hooks: RunHooks, resolve: (outcome:
     },
     get requeues() {
       return requeues;
+    },
+    get dispatches() {
+      return dispatches;
     },
     event(value) {
       const event = done ? undefined : checkEvent(value);

@@ -8,6 +8,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { channel } from "node:diagnostics_channel";
 import { fileURLToPath } from "node:url";
 import type { HostToWorker, WorkerToHost } from "../ipc.ts";
+import { guestBundle } from "./guest-bundle.ts";
 import type { PoolSettings } from "./options.ts";
 
 const WORKER_MAIN = fileURLToPath(new URL("../worker/main.ts", import.meta.url));
@@ -37,9 +38,11 @@ export interface WorkerEvents {
 }
 
 export function spawnWorker(settings: PoolSettings, events: WorkerEvents): WorkerProcess {
-  const env: Record<string, string> = process.env.TZ !== undefined ? { TZ: process.env.TZ } : {};
+  // A bare environment (no secrets). MALLOC_ARENA_MAX: each isolate's thread would otherwise get
+  // its own glibc arena, and the worker's RSS climbed on fragmentation alone (issue 13).
+  const env: Record<string, string> = { MALLOC_ARENA_MAX: "2", ...(process.env.TZ !== undefined ? { TZ: process.env.TZ } : {}) };
   const isolates = { reuse: settings.isolateReuse, maxRuns: settings.isolateMaxRuns, idleMs: settings.isolateIdleMs, maxIdle: settings.runsPerWorker };
-  const child: ChildProcess = fork(WORKER_MAIN, [String(settings.heartbeatMs), JSON.stringify(isolates)], {
+  const child: ChildProcess = fork(WORKER_MAIN, [String(settings.heartbeatMs), JSON.stringify(isolates), guestBundle()], {
     execPath: process.execPath,
     execArgv: [...settings.execArgv],
     env,

@@ -32,6 +32,8 @@ export interface SlotEvents {
 
 /** A run lost with its worker for someone else's run is retried this many times at most. */
 export const MAX_REQUEUES = 2;
+/** A run that was never acknowledged is dispatched this many times more at most. */
+export const MAX_UNACKNOWLEDGED_REQUEUES = 3;
 /** Owners of recently finished runs: a stuck isolate is reported after its run has answered. */
 const RECENT_OWNERS = 256;
 
@@ -70,7 +72,11 @@ export function createWorkerSlot(settings: PoolSettings, events: SlotEvents): Wo
       }
       case "events": {
         const ticket = runs.get(message.runId);
-        if (ticket !== undefined && Array.isArray(message.events)) for (const event of message.events) ticket.event(event);
+        if (ticket === undefined) return;
+        // Events mean user code has run: the worker sends them in place of its acknowledgement.
+        remember(ticket);
+        ticket.markAcknowledged();
+        if (Array.isArray(message.events)) for (const event of message.events) ticket.event(event);
         return;
       }
       case "resolve": {
@@ -87,6 +93,7 @@ export function createWorkerSlot(settings: PoolSettings, events: SlotEvents): Wo
       }
       case "done": {
         const ticket = runs.get(message.runId);
+        if (ticket !== undefined) remember(ticket);
         runs.delete(message.runId);
         ticket?.complete(message.verdict);
         return events.onRunDone(message.reused === true);
@@ -99,12 +106,15 @@ export function createWorkerSlot(settings: PoolSettings, events: SlotEvents): Wo
   }
 
   function onExit(cause: KillCause, _detail: string, culpritRunId: string | undefined): void {
-    const culpritUser = culpritRunId === undefined ? undefined : owners.get(culpritRunId);
+    const culpritUser = culpritRunId === undefined ? undefined : (owners.get(culpritRunId) ?? runs.get(culpritRunId)?.job.user.id);
     const requeue: RunTicket[] = [];
     for (const ticket of runs.values()) {
       if (ticket.done) continue;
       const innocent = culpritUser !== undefined && ticket.job.user.id !== culpritUser && ticket.requeues < MAX_REQUEUES;
-      if (cause !== "close" && (!ticket.acknowledged || innocent)) {
+      // Not acknowledged: it has had no effect yet, so it may run again — unless it is the culprit,
+      // or its workers keep dying under it (a crash in its first milliseconds, before any ack).
+      const unseen = !ticket.acknowledged && ticket.job.runId !== culpritRunId && ticket.dispatches <= MAX_UNACKNOWLEDGED_REQUEUES;
+      if (cause !== "close" && (unseen || innocent)) {
         ticket.markRequeued();
         requeue.push(ticket);
         continue;

@@ -1,15 +1,13 @@
 /**
- * Why: a run gets a context that nothing has run in before: fresh globals and intrinsics, the
- * prelude evaluated, the worker's bindings pointing at nothing yet, no run data inside. To hide its
- * start cost the worker prepares one ahead of time. When a run takes it, `begin` points the
- * bindings at that run and hands the guest the run's data. A prepared context serves one run:
- * afterwards it is released (its isolate may serve the same user's next run, see isolate-homes.ts)
- * or disposed with its isolate.
+ * Why: a run gets a context that nothing has run in before: fresh globals and intrinsics, the guest
+ * runtime evaluated (guest-code.ts), the worker's bindings pointing at nothing yet, no run data
+ * inside. To hide its start cost the worker prepares one ahead of time. When a run takes it,
+ * `begin` points the bindings at that run and hands the guest the run's data. A prepared context
+ * serves one run: afterwards it is released (its isolate may serve the same user's next run, see
+ * isolate-homes.ts) or disposed with its isolate.
  */
-import { GLOBAL_NAMES } from "../guest/bindings.ts";
-import { evaluatePrelude, type GuestGraph } from "./guest-graph.ts";
-import type { GuestSources } from "./guest-sources.ts";
-import { createCallback, createIsolate, type Context, type Isolate, type Reference } from "./ivm.ts";
+import { forgetIsolate, installBindings, instantiateGuest, type GuestCode, type GuestInstance } from "./guest-code.ts";
+import { createIsolate, type Context, type Isolate, type Reference } from "./ivm.ts";
 
 export interface BindingFunctions {
   emit(kind: unknown, payload: unknown): string;
@@ -19,11 +17,11 @@ export interface BindingFunctions {
 export interface FreshContext {
   readonly isolate: Isolate;
   readonly context: Context;
-  readonly guest: GuestGraph;
+  readonly guest: GuestInstance;
   /** The guest's deliver(id, payload) for answers to knot:plugin calls. */
   readonly deliver: Reference;
   /** Points the bindings at the run and gives the guest the run's data (JSON). */
-  begin(bindings: BindingFunctions, jobJson: string): Promise<void>;
+  begin(bindings: BindingFunctions, jobJson: string): void;
   /** Lets go of the context (and every reference into it); the isolate stays. */
   release(): void;
 }
@@ -43,36 +41,33 @@ export function disposeIsolate(isolate: Isolate): void {
   } catch {
     // already gone
   }
+  // After the dispose: a handle on a still-running isolate could wait for it.
+  forgetIsolate(isolate);
 }
 
 /**
- * A new context in `isolate` with the prelude evaluated; synchronous calls (our code, in an
- * isolate no run is using: see guest-graph.ts). Throws if the isolate fails.
+ * A new context in `isolate` with the guest runtime evaluated; synchronous calls (our code, in an
+ * isolate no run is using). Throws if the isolate fails.
  */
-export async function prepareContext(isolate: Isolate, sources: GuestSources): Promise<FreshContext> {
+export function prepareContext(isolate: Isolate, code: GuestCode): FreshContext {
   let bindings = detached;
   const context = isolate.createContextSync();
   try {
-    context.global.setSync(GLOBAL_NAMES.emit, createCallback((kind, payload) => bindings.emit(kind, payload)));
-    context.global.setSync(GLOBAL_NAMES.call, createCallback((request) => bindings.call(request)));
-    const guest = evaluatePrelude(isolate, context, sources);
-    const namespace = guest.module("prelude.ts").namespace;
-    const deliver = namespace.getSync("deliver", { reference: true });
-    const beginRef = namespace.getSync("begin", { reference: true });
+    installBindings(context, (kind, payload) => bindings.emit(kind, payload), (request) => bindings.call(request));
+    const guest = instantiateGuest(isolate, context, code);
     let begun = false;
     let released = false;
     return {
       isolate,
       context,
       guest,
-      deliver,
-      async begin(runBindings, jobJson) {
+      deliver: guest.deliver,
+      begin(runBindings, jobJson) {
         if (begun) throw new Error("a prepared context serves one run only");
         begun = true;
         bindings = runBindings;
         // Still only our code: begin() parses the run's data before any user module exists.
-        const reply = beginRef.applySync(undefined, [jobJson]);
-        beginRef.release();
+        const reply = guest.begin.applySync(undefined, [jobJson]);
         if (reply !== "") throw new Error("the guest refused the run's data");
       },
       release() {
@@ -81,13 +76,6 @@ export async function prepareContext(isolate: Isolate, sources: GuestSources): P
         // Callbacks still held by the context's leftovers reach nothing any more.
         bindings = detached;
         guest.release();
-        for (const reference of [deliver, beginRef, namespace]) {
-          try {
-            reference.release();
-          } catch {
-            // already released, or the isolate is gone
-          }
-        }
         try {
           context.release();
         } catch {

@@ -9,8 +9,8 @@
  * context, so a run starts with `begin()` only. With `"never"` every run gets a never-used isolate
  * (one spare per common memory size is prepared ahead) and it is disposed after that run.
  */
-import type { GuestSources } from "./guest-sources.ts";
-import { disposeIsolate, newIsolate, prepareContext, type FreshContext } from "./fresh-context.ts";
+import type { GuestCode } from "./guest-code.ts";
+import { disposeIsolate, newIsolate, prepareContext as prepareSync, type FreshContext } from "./fresh-context.ts";
 import type { Isolate } from "./ivm.ts";
 
 export type IsolateReuse = "user" | "never";
@@ -26,6 +26,11 @@ export interface ContextLease {
   readonly fresh: FreshContext;
   /** The isolate served an earlier run (of the same user). */
   readonly reused: boolean;
+  /**
+   * The run has answered; release() follows shortly. Until then the user's next run waits for this
+   * isolate rather than taking a new one (the worker answers before the isolate is parked).
+   */
+  settled(): void;
   /** The run is over: `clean` lets the isolate serve the user's next run, otherwise it is disposed. */
   release(clean: boolean): void;
 }
@@ -48,17 +53,20 @@ interface Home {
 
 const MAX_SPARE_SIZES = 2;
 
-export function createIsolateHomes(sources: GuestSources, settings: HomeSettings, onCatastrophicError: (message: string) => void): IsolateHomes {
+export function createIsolateHomes(code: GuestCode, settings: HomeSettings, onCatastrophicError: (message: string) => void): IsolateHomes {
   const spares = new Map<number, Promise<FreshContext>>();
   /** Idle homes by `${memoryMb}:${userId}`; Map order is the idle order (oldest first). */
   const idle = new Map<string, Home[]>();
   let idleCount = 0;
+  /** Leases of settled runs not released yet, by home key: resolved at release. */
+  const returning = new Map<string, Set<Promise<void>>>();
   let closed = false;
+  const prepareContext = async (isolate: Isolate): Promise<FreshContext> => prepareSync(isolate, code);
 
   async function prepareNew(memoryMb: number): Promise<FreshContext> {
     const isolate = newIsolate(memoryMb, onCatastrophicError);
     try {
-      return await prepareContext(isolate, sources);
+      return await prepareContext(isolate);
     } catch (error) {
       disposeIsolate(isolate);
       throw error;
@@ -81,6 +89,8 @@ export function createIsolateHomes(sources: GuestSources, settings: HomeSettings
     home.next = undefined;
     disposeIsolate(home.isolate);
   }
+
+  const isIdle = (home: Home): boolean => idle.get(home.key)?.includes(home) === true;
 
   function leaveIdle(home: Home): void {
     const list = idle.get(home.key);
@@ -111,9 +121,11 @@ export function createIsolateHomes(sources: GuestSources, settings: HomeSettings
     }, settings.idleMs);
     home.idleTimer.unref();
     // The next context is prepared while nobody waits for it.
+    // Only while the home is still idle: the context is made with sync calls, and a sync call into
+    // an isolate a run has taken meanwhile would wait for that run's code (and block the worker).
     setImmediate(() => {
-      if (home.next !== undefined || home.isolate.isDisposed || closed) return;
-      const next = prepareContext(home.isolate, sources);
+      if (home.next !== undefined || home.isolate.isDisposed || closed || !isIdle(home)) return;
+      const next = prepareContext(home.isolate);
       next.catch(() => undefined);
       home.next = next;
     });
@@ -121,9 +133,18 @@ export function createIsolateHomes(sources: GuestSources, settings: HomeSettings
 
   function lease(home: Home, fresh: FreshContext, reused: boolean): ContextLease {
     let released = false;
+    let back: { promise: Promise<void>; resolve: () => void } | undefined;
     return {
       fresh,
       reused,
+      settled() {
+        if (released || back !== undefined || settings.reuse !== "user") return;
+        let resolve!: () => void;
+        back = { promise: new Promise<void>((done) => (resolve = done)), resolve };
+        const waiting = returning.get(home.key) ?? new Set<Promise<void>>();
+        waiting.add(back.promise);
+        returning.set(home.key, waiting);
+      },
       release(clean) {
         if (released) return;
         released = true;
@@ -132,6 +153,12 @@ export function createIsolateHomes(sources: GuestSources, settings: HomeSettings
         const keep = settings.reuse === "user" && clean && !closed && !home.isolate.isDisposed && home.runs < settings.maxRuns;
         if (keep) park(home);
         else retire(home);
+        if (back !== undefined) {
+          const waiting = returning.get(home.key);
+          waiting?.delete(back.promise);
+          if (waiting?.size === 0) returning.delete(home.key);
+          back.resolve();
+        }
       },
     };
   }
@@ -139,13 +166,16 @@ export function createIsolateHomes(sources: GuestSources, settings: HomeSettings
   async function take(userId: string, memoryMb: number): Promise<ContextLease> {
     const key = `${memoryMb}:${userId}`;
     if (settings.reuse === "user") {
+      const waiting = returning.get(key);
+      // An answered run of this user is about to give its isolate back: wait for it (a few ms at most).
+      if (!idle.has(key) && waiting !== undefined && waiting.size > 0) await Promise.race(waiting);
       const home = idle.get(key)?.[0];
       if (home !== undefined) {
         leaveIdle(home);
         const next = home.next;
         home.next = undefined;
         try {
-          const fresh = await (next ?? prepareContext(home.isolate, sources));
+          const fresh = await (next ?? prepareContext(home.isolate));
           return lease(home, fresh, true);
         } catch {
           retire(home); // the isolate failed: start over with a new one

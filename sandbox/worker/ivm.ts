@@ -8,6 +8,9 @@ export type Isolate = ivm.Isolate;
 export type Context = ivm.Context;
 export type Module = ivm.Module;
 export type Reference<T = unknown> = ivm.Reference<T>;
+export type Script = ivm.Script;
+/** V8's code cache of a compiled script: bytes for V8's compiler, never handed to a guest realm. */
+export type CodeCache = ivm.ExternalCopy<ArrayBuffer>;
 
 export interface IsolateOptions {
   readonly memoryMb: number;

@@ -1,33 +1,39 @@
 /**
  * Why: the linker is the rule for what a user tool may import. Allowed: the three knot:* guest
  * modules, `plugin:<name>`, `plugin:<name>/<stem>` and `lib:<name>` (their source comes from the
- * host's resolveModule, which decides whether *this caller* may use them). Everything else —
- * `fs`, `node:*`, relative paths, URLs, internal guest modules — is MODULE_NOT_ALLOWED, naming the
- * specifier. Modules are cached for this run only (one linker per run, one run per isolate).
+ * host, which decides whether *this caller* may use them). Everything else — `fs`, `node:*`,
+ * relative paths, URLs, internal guest modules — is MODULE_NOT_ALLOWED, naming the specifier.
+ *
+ * Speed (issue 13): the host ships the tool's whole module set with the job (`job.modules`), so the
+ * graph is compiled with isolated-vm's synchronous calls (our own step: compiling runs no user
+ * code) and instantiated at once; only a specifier the host did not ship costs a round trip to it.
+ * Modules are cached for this run only (one linker per run, one run per isolate).
  */
 import type { SafeError } from "../protocol.ts";
 import { safeError } from "../errors.ts";
 import { rewriteDynamicImports } from "./dynamic-import-rewrite.ts";
-import { PUBLIC_GUEST_MODULES, type GuestFile } from "./guest-sources.ts";
+import { PUBLIC_GUEST_MODULES, releaseAll } from "./guest-code.ts";
 import { GUEST_CAPS } from "../guest/bindings.ts";
 import { LIB_SPECIFIER, PLUGIN_SPECIFIER } from "../guest/names.ts";
-import { releaseModules } from "./guest-graph.ts";
-import type { Isolate, Module } from "./ivm.ts";
+import type { Context, Isolate, Module } from "./ivm.ts";
 
-const MAX_MODULES_PER_RUN = 64;
-const MAX_MODULE_CHARS = 4 * 1024 * 1024;
+export const MAX_MODULES_PER_RUN = 64;
+export const MAX_MODULE_CHARS = 4 * 1024 * 1024;
 const ALLOWED_TEXT = "a user tool may import knot:tool, knot:identity, knot:plugin, plugin:<name>, plugin:<name>/<module> and lib:<name>";
 
 export interface LinkerOptions {
   readonly isolate: Isolate;
-  readonly guestModule: (file: GuestFile) => Module;
+  /** A knot:* module of the run's context. */
+  readonly guestModule: (specifier: string) => Module;
+  /** Sources the host resolved before dispatch (null: refused for this caller). */
+  readonly shipped: Readonly<Record<string, string | null>> | undefined;
+  /** Asks the host for a specifier it did not ship. */
   readonly resolveSource: (specifier: string) => Promise<string | null>;
 }
 
 export interface Linker {
-  resolve(specifier: string): Promise<Module>;
-  /** Compiles a module's source (dynamic imports rewritten); a syntax error becomes SYNTAX_ERROR. */
-  compile(source: string, filename: string): Promise<Module>;
+  /** Compiles the tool and everything it imports, then instantiates the graph in `context`. */
+  link(source: string, filename: string, context: Context): Promise<Module>;
   /** The first reason a link failed, for the run's outcome. */
   readonly failure: SafeError | undefined;
   /** Releases every module this linker compiled (the run is over). */
@@ -63,7 +69,7 @@ export function missingExportError(error: unknown): SafeError | undefined {
 }
 
 export function createLinker(options: LinkerOptions): Linker {
-  const cache = new Map<string, Promise<Module>>();
+  const bySpecifier = new Map<string, Module>();
   const compiled: Module[] = [];
   let failure: SafeError | undefined;
 
@@ -72,9 +78,9 @@ export function createLinker(options: LinkerOptions): Linker {
     throw new Error(error.message);
   }
 
-  async function compile(source: string, filename: string): Promise<Module> {
+  function compile(source: string, filename: string): Module {
     try {
-      const module = await options.isolate.compileModule(rewriteDynamicImports(source), { filename });
+      const module = options.isolate.compileModuleSync(rewriteDynamicImports(source), { filename });
       compiled.push(module);
       return module;
     } catch (error) {
@@ -83,43 +89,50 @@ export function createLinker(options: LinkerOptions): Linker {
     }
   }
 
-  async function load(specifier: string): Promise<Module> {
-    const source = await options.resolveSource(specifier);
+  function sourceOf(specifier: string): string | null | Promise<string | null> {
+    const shipped = options.shipped;
+    if (shipped !== undefined && Object.hasOwn(shipped, specifier)) return shipped[specifier] ?? null;
+    return options.resolveSource(specifier);
+  }
+
+  /** Compiles `specifier`'s module and its imports (depth first), unless already known. */
+  async function load(specifier: string): Promise<void> {
+    if (PUBLIC_GUEST_MODULES.has(specifier) || bySpecifier.has(specifier)) return;
+    if (!importable(specifier)) refuse(safeError("MODULE_NOT_ALLOWED", `import ${shown(specifier)} is not allowed: ${ALLOWED_TEXT}`));
+    if (bySpecifier.size >= MAX_MODULES_PER_RUN) refuse(safeError("MODULE_NOT_ALLOWED", `a tool may load at most ${MAX_MODULES_PER_RUN} modules`));
+    const found = sourceOf(specifier);
+    const source = typeof found === "string" || found === null ? found : await found;
+    if (bySpecifier.has(specifier)) return; // loaded meanwhile by a sibling import
     if (source === null) refuse(safeError("MODULE_NOT_ALLOWED", `import ${shown(specifier)} is not available to this tool`));
     if (source.length > MAX_MODULE_CHARS) refuse(safeError("MODULE_NOT_ALLOWED", `import ${shown(specifier)} is too large`));
-    return compile(source, specifier);
+    const module = compile(source, specifier);
+    bySpecifier.set(specifier, module);
+    await loadAll(module);
   }
 
-  function resolve(specifier: string): Promise<Module> {
-    const guestFile = Object.hasOwn(PUBLIC_GUEST_MODULES, specifier) ? PUBLIC_GUEST_MODULES[specifier] : undefined;
-    if (guestFile !== undefined) return Promise.resolve(options.guestModule(guestFile));
-    if (!importable(specifier)) {
-      return Promise.reject(refuseNow(safeError("MODULE_NOT_ALLOWED", `import ${shown(specifier)} is not allowed: ${ALLOWED_TEXT}`)));
-    }
-    let pending = cache.get(specifier);
-    if (pending === undefined) {
-      if (cache.size >= MAX_MODULES_PER_RUN) {
-        return Promise.reject(refuseNow(safeError("MODULE_NOT_ALLOWED", `a tool may load at most ${MAX_MODULES_PER_RUN} modules`)));
-      }
-      pending = load(specifier);
-      cache.set(specifier, pending);
-    }
-    return pending;
+  async function loadAll(module: Module): Promise<void> {
+    for (const specifier of module.dependencySpecifiers) await load(specifier);
   }
 
-  function refuseNow(error: SafeError): Error {
-    failure ??= error;
-    return new Error(error.message);
+  function resolve(specifier: string): Module {
+    if (PUBLIC_GUEST_MODULES.has(specifier)) return options.guestModule(specifier);
+    const module = bySpecifier.get(specifier);
+    if (module === undefined) refuse(safeError("INTERNAL", `import ${shown(specifier)} was not linked`));
+    return module;
   }
 
   return {
-    resolve,
-    compile,
+    async link(source, filename, context) {
+      const tool = compile(source, filename);
+      await loadAll(tool);
+      tool.instantiateSync(context, resolve);
+      return tool;
+    },
     get failure() {
       return failure;
     },
     release() {
-      releaseModules(compiled.splice(0));
+      releaseAll(compiled.splice(0));
     },
   };
 }

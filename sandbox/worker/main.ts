@@ -10,12 +10,13 @@ import { safeError } from "../errors.ts";
 import type { HostToWorker, WorkerToHost } from "../ipc.ts";
 import { closeHttp } from "./http-client.ts";
 import { createIsolateHomes, type HomeSettings } from "./isolate-homes.ts";
-import { loadGuestSources } from "./guest-sources.ts";
+import { loadGuestCode } from "./guest-code.ts";
 import { startRun, type RunHandle } from "./run.ts";
-import { DEFAULT_RUN_LIMITS, isRunEntry, isSinkEvent } from "../protocol.ts";
+import { DEFAULT_RUN_LIMITS, isModuleSet, isRunEntry, isSinkEvent } from "../protocol.ts";
 
 // argv (set by sandbox/host/worker-process.ts): [2] heartbeat in ms; [3] JSON isolate settings
-// { reuse: "user" | "never", maxRuns, idleMs, maxIdle } (see isolate-homes.ts).
+// { reuse: "user" | "never", maxRuns, idleMs, maxIdle } (see isolate-homes.ts); [4] the guest
+// bundle (sandbox/host/guest-bundle.ts).
 const heartbeatMs = Math.max(50, Number(process.argv[2] ?? 1_000) || 1_000);
 const runs = new Map<string, RunHandle>();
 /** Settled runs whose isolate has not stopped yet: the first to blame for memory growth. */
@@ -40,9 +41,9 @@ process.on("disconnect", () => process.exit(0));
 // drains runs on shutdown, and a lost parent disconnects us), so the worker ignores it.
 process.on("SIGINT", () => {});
 
-const sources = loadGuestSources();
+const guestCode = loadGuestCode(process.argv[4] ?? "");
 const homeSettings = parseHomeSettings(process.argv[3]);
-const homes = createIsolateHomes(sources, homeSettings, (message) => fatal(`catastrophic isolate error: ${message}`));
+const homes = createIsolateHomes(guestCode, homeSettings, (message) => fatal(`catastrophic isolate error: ${message}`));
 
 function parseHomeSettings(text: string | undefined): HomeSettings {
   const fallback: HomeSettings = { reuse: "user", maxRuns: 200, idleMs: 30_000, maxIdle: 8 };
@@ -73,23 +74,41 @@ function isJob(value: unknown): value is RunJob {
     typeof job === "object" && job !== null &&
     typeof job.runId === "string" && typeof job.source === "string" && typeof job.filename === "string" &&
     typeof job.params === "object" && typeof job.user === "object" && typeof job.limits === "object" &&
+    (job.modules === undefined || isModuleSet(job.modules)) &&
     (job.entry === undefined || (isRunEntry(job.entry) && (job.entry === "tool" || isSinkEvent(job.params))))
   );
 }
 
+/** A run still going after this long is acknowledged even if it has had no effect yet. */
+const ACK_AFTER_MS = 5;
+
 function onRun(job: unknown): void {
   if (!isJob(job)) return fatal("received a malformed job");
-  send({ t: "started", runId: job.runId });
   if (runs.has(job.runId)) {
     send({ t: "done", runId: job.runId, verdict: { ok: false, error: safeError("INTERNAL", "duplicate run id") } });
     return;
   }
+  const runId = job.runId;
   let reused = false;
+  let answered = false;
+  let acknowledged = false;
+  // One message in, one out for a run that ends quickly without effects: the acknowledgement
+  // ("it may have had effects, never retry it") goes out only before the run's first knot:plugin
+  // call, with its first events, or once it has run ACK_AFTER_MS; the verdict implies it.
+  const acknowledge = (): void => {
+    if (acknowledged || answered) return;
+    acknowledged = true;
+    clearTimeout(ackTimer);
+    send({ t: "started", runId });
+  };
+  const ackTimer = setTimeout(acknowledge, ACK_AFTER_MS);
   // Events go out batched, one message per event-loop turn, and always before the verdict.
   let batch: RunEvent[] = [];
   const flushEvents = (): void => {
     if (batch.length === 0) return;
-    send({ t: "events", runId: job.runId, events: batch });
+    acknowledged = true;
+    clearTimeout(ackTimer);
+    send({ t: "events", runId, events: batch });
     batch = [];
   };
   const handle = startRun(job, {
@@ -98,18 +117,23 @@ function onRun(job: unknown): void {
         reused = lease.reused;
         return lease;
       }),
-    resolveModule: (specifier) => resolveModule(job.runId, specifier),
+    resolveModule: (specifier) => resolveModule(runId, specifier),
     onEvent: (event) => batch.push(event) === 1 && setImmediate(flushEvents),
-    onStuck: (reason) => fatal(reason, job.runId),
+    beforeEffect: acknowledge,
+    onStuck: (reason) => fatal(reason, runId),
   });
-  runs.set(job.runId, handle);
-  // The answer goes out once the isolate is kept or disposed, so the user's next run (dispatched
-  // as soon as this one answers) finds the warm isolate.
-  void Promise.all([handle.verdict, handle.ended]).then(([verdict]) => {
-    runs.delete(job.runId);
-    lingering.set(job.runId, handle);
+  runs.set(runId, handle);
+  // The verdict goes out at once; a clean isolate is parked right after, and the user's next run
+  // waits for that instead of taking a new isolate (isolate-homes.ts).
+  void handle.verdict.then((verdict) => {
     flushEvents();
-    send({ t: "done", runId: job.runId, verdict, ...(reused ? { reused } : {}) });
+    answered = true;
+    clearTimeout(ackTimer);
+    send({ t: "done", runId, verdict, ...(reused ? { reused } : {}) });
+  });
+  void handle.ended.then(() => {
+    runs.delete(runId);
+    lingering.set(runId, handle);
     setImmediate(() => homes.warm(job.limits.heapMb));
   });
 }

@@ -15,10 +15,11 @@ import { safeError } from "../errors.ts";
 import type { WorkerVerdict } from "../ipc.ts";
 import type { FreshContext } from "./fresh-context.ts";
 import type { ContextLease } from "./isolate-homes.ts";
+import { EMIT_KINDS } from "../guest/bindings.ts";
 import { createGuestBindings } from "./guest-bindings.ts";
 import { RETURNED } from "./guest-verdict.ts";
 import type { Isolate } from "./ivm.ts";
-import { releaseModules } from "./guest-graph.ts";
+import { releaseAll, RUN_TOOL_MODULE } from "./guest-code.ts";
 import { createLinker, missingExportError } from "./linker.ts";
 import { performLoopbackCall, type LoopbackRequest } from "./loopback.ts";
 import { createRunLog } from "./run-log.ts";
@@ -35,6 +36,8 @@ export interface RunEnvironment {
   takeContext(memoryMb: number): Promise<ContextLease>;
   resolveModule(specifier: string): Promise<string | null>;
   onEvent(event: RunEvent): void;
+  /** Called before the run does anything outside its isolate (a knot:plugin call). */
+  beforeEffect(): void;
   /** An isolate could not be stopped: the worker process must be replaced. */
   onStuck(reason: string): void;
 }
@@ -75,6 +78,8 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
   let cpuAtStart = 0n;
   let disposedByUs = false;
   let inFlight = 0;
+  /** Set while a settled run waits for its last isolate task (see endLease). */
+  let onIdle: (() => void) | undefined;
   let callSeq = 0;
   let heapBytes = 0;
   let sampling = false;
@@ -108,6 +113,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     // A knot:plugin call still open now is work left behind (aborting it settles it at once).
     leftCalls = callsPending;
     finalVerdict = final.ok && final.result.kind === "none" && printed !== undefined ? { ok: true, result: { kind: "text", text: printed } } : final;
+    lease?.settled();
     resolveVerdict(finalVerdict);
     setImmediate(endLease);
   }
@@ -123,13 +129,16 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     if (lease === undefined) return resolveEnded();
     const candidate = finalVerdict !== undefined && (finalVerdict.ok || CLEAN_CODES.has(finalVerdict.error.code)) && leftCalls === 0;
     if (!candidate || inFlight === 0) return finishLease();
-    const giveUpAt = Date.now() + CLEAN_WAIT_MS;
-    const poll = setInterval(() => {
-      if (inFlight === 0 || Date.now() >= giveUpAt) {
-        clearInterval(poll);
-        finishLease();
-      }
-    }, 2);
+    // Usually the evaluate task that reported the verdict: it comes back within microseconds.
+    const giveUp = setTimeout(() => {
+      onIdle = undefined;
+      finishLease();
+    }, CLEAN_WAIT_MS);
+    onIdle = () => {
+      onIdle = undefined;
+      clearTimeout(giveUp);
+      finishLease();
+    };
   }
 
   function finishLease(): void {
@@ -155,7 +164,26 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
       return await operation;
     } finally {
       inFlight -= 1;
+      if (inFlight === 0) {
+        collectFinished();
+        onIdle?.();
+      }
     }
+  }
+
+  /**
+   * The guest leaves its verdict for us (runtime.ts finish): read it once no isolate task is running,
+   * with a sync call — the isolate is idle then, so the call cannot wait on user code.
+   */
+  function collectFinished(): void {
+    if (settled || fresh === undefined || isolate === undefined || isolate.isDisposed) return;
+    let payload: unknown;
+    try {
+      payload = fresh.guest.takeFinished.applySync(undefined, []);
+    } catch {
+      return; // the isolate failed: the task's own error decides the run
+    }
+    if (typeof payload === "string" && payload !== "") bindings.emit(EMIT_KINDS.finish, payload);
   }
 
   /** An isolate task failed: an uncaught throw (maybe after an await), the memory limit, or our own dispose. */
@@ -171,6 +199,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     const target = job.loopback;
     if (target === null) throw new Error("no loopback");
     callsPending += 1;
+    env.beforeEffect();
     const remainingMs = Math.max(1, limits.wallMs - (Date.now() - startedAt));
     void performLoopbackCall(request, {
       target,
@@ -212,25 +241,26 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     cpuAtStart = isolate.cpuTime;
     const { context, guest } = fresh;
     const jobData = JSON.stringify({ entry: job.entry ?? "tool", params: job.params, user: job.user, limits: { resultBytes: limits.resultBytes, logBytes: limits.logBytes } });
-    await track(fresh.begin(bindings, jobData));
+    fresh.begin(bindings, jobData);
 
-    const linker = createLinker({ isolate, guestModule: guest.module, resolveSource: env.resolveModule });
+    // Compiling and linking run no user code: isolated-vm's sync calls skip a thread hop each.
+    // The one asynchronous task is the evaluation, where user code runs under the CPU and wall limits.
+    const linker = createLinker({ isolate, guestModule: guest.module, shipped: job.modules, resolveSource: env.resolveModule });
     runModules.push(() => linker.release());
-    const linkFailure = (): WorkerVerdict => ({ ok: false, error: linker.failure ?? safeError("INTERNAL", "the tool could not be linked") });
     let toolModule;
     try {
-      toolModule = await track(linker.compile(job.source, job.filename));
-      await track(toolModule.instantiate(context, (specifier) => linker.resolve(specifier)));
+      toolModule = await linker.link(job.source, job.filename, context);
     } catch (error) {
-      if (linker.failure !== undefined) return settle(linkFailure());
+      if (linker.failure !== undefined) return settle({ ok: false, error: linker.failure });
       const missing = missingExportError(error);
       if (missing !== undefined) return settle({ ok: false, error: missing });
       throw error;
     }
-    const entry = await track(isolate.compileModule(ENTRY_SOURCE, { filename: "knot:internal/entry" }));
-    runModules.push(() => releaseModules([entry]));
-    const internal = { "knot-internal:tool": toolModule, "knot-internal:run-tool": guest.module("run-tool.ts") };
-    await track(entry.instantiate(context, (specifier) => internal[specifier as keyof typeof internal]));
+    if (settled) return;
+    const entry = isolate.compileModuleSync(ENTRY_SOURCE, { filename: "knot:internal/entry" });
+    runModules.push(() => releaseAll([entry]));
+    const internal = { "knot-internal:tool": toolModule, [RUN_TOOL_MODULE]: guest.module(RUN_TOOL_MODULE) };
+    entry.instantiateSync(context, (specifier) => internal[specifier as keyof typeof internal]);
     try {
       await track(entry.evaluate());
     } catch (error) {

@@ -16,6 +16,7 @@ import type { JsonSchemaObject, ParameterDecl, ParameterShape } from "../plugins
 import type { PluginRegistry } from "../plugins/registry.ts";
 import type { UserToolParameter, UserToolRecord } from "../store/store.ts";
 import { validateArguments } from "../validation/json-schema.ts";
+import { collectModuleSet } from "./module-set.ts";
 import type { Quotas } from "./quotas.ts";
 import type { UserToolsCatalog } from "./user-tools.ts";
 
@@ -131,6 +132,9 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
     // Exactly the pinned lib versions, checked against this caller before anything runs (lib-pins.ts).
     const libs = await deps.catalog.libModules(principal, source);
     if (!libs.ok) return { ok: false, error: { code: "MODULE_NOT_ALLOWED", message: libs.message }, log: [], durationMs: performance.now() - started };
+    const resolve = (specifier: string): string | null => resolveModule(deps, libs.modules, specifier);
+    // The whole module set goes with the job: the worker links without a round trip per import.
+    const modules = collectModuleSet(prepared.js, resolve);
     const runId = randomUUID();
     const base = deps.loopbackBase();
     const minted = base ? deps.loopbackTokens.mint(principal, runId, deps.limits.wallMs + deps.tokenTtlMs) : null;
@@ -140,8 +144,9 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
         loopback: base && minted ? { baseUrl: base, token: minted.token } : null,
         limits: deps.limits, ...(options.requestId ? { requestId: options.requestId } : {}),
         ...(options.entry === "sink" ? { entry: "sink" as const } : {}),
+        ...(modules !== undefined ? { modules } : {}),
       }, {
-        resolveModule: (specifier) => resolveModule(deps, libs.modules, specifier),
+        resolveModule: resolve,
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });

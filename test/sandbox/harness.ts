@@ -78,6 +78,8 @@ export interface RunOptions {
   readonly limits?: Partial<RunLimits>;
   readonly hooks?: Partial<RunHooks>;
   readonly requestId?: string;
+  /** The module set shipped with the job (RunJob.modules). */
+  readonly modules?: Record<string, string | null>;
 }
 
 export function makeJob(source: string, options: RunOptions = {}): RunJob {
@@ -91,6 +93,7 @@ export function makeJob(source: string, options: RunOptions = {}): RunJob {
     loopback: options.loopback ?? null,
     limits: { ...LIMITS, ...options.limits },
     ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),
+    ...(options.modules !== undefined ? { modules: options.modules } : {}),
   };
 }
 

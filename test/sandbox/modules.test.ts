@@ -67,3 +67,31 @@ test("a resolveModule that throws fails the run without taking the pool down", a
   assertError(outcome, "INTERNAL");
   assert.doesNotMatch(JSON.stringify(outcome), /secret/);
 });
+
+test("a module set shipped with the job links without asking the host; the import rules still apply to it", async () => {
+  const seen: string[] = [];
+  const source = `import { Client } from "plugin:metrics"; import { greet } from "lib:shared"; export default () => [new Client().label(" a "), greet()]`;
+  const shipped = { "plugin:metrics": MODULES["plugin:metrics"]!, "plugin:metrics/format": MODULES["plugin:metrics/format"]!, "lib:shared": MODULES["lib:shared"]! };
+  const outcome = await runTool(pool, source, { params: { who: "bo" }, modules: shipped, hooks: { resolveModule: resolver(seen) } });
+  assert.deepEqual(assertOk(outcome), { kind: "json", value: ["metrics:A", "hi bo"] });
+  assert.deepEqual(seen, [], "nothing was asked of the host");
+
+  // A specifier the host refused (null) is refused without a round trip; one it did not ship is asked for.
+  const refused = await runTool(pool, `import x from "lib:secret"; export default () => x`, { modules: { "lib:secret": null }, hooks: { resolveModule: resolver(seen) } });
+  assertError(refused, "MODULE_NOT_ALLOWED", /"lib:secret" is not available to this tool/);
+  assert.deepEqual(seen, []);
+  const partial = await runTool(pool, `import { Client } from "plugin:metrics"; export default () => new Client().label("b")`, {
+    modules: { "plugin:metrics": MODULES["plugin:metrics"]! },
+    hooks: { resolveModule: resolver(seen) },
+  });
+  assert.deepEqual(assertOk(partial), { kind: "text", text: "metrics:B" });
+  assert.deepEqual(seen, ["plugin:metrics/format"]);
+
+  // Shipping a source under a forbidden name grants nothing: the linker's rules come first.
+  for (const specifier of ["fs", "knot-internal:run-tool", "knot:internal/guest.js"]) {
+    const outcome = await runTool(pool, `import * as m from ${JSON.stringify(specifier)}; export default () => Object.keys(m)`, { modules: { [specifier]: "export const x = 1;" } });
+    assertError(outcome, "MODULE_NOT_ALLOWED", /is not allowed/);
+  }
+  // A malformed set is the host's programming error: run() rejects it.
+  await assert.rejects(runTool(pool, "export default () => 1", { modules: { "lib:x": 5 } as never }), /job\.modules/);
+});

@@ -1,0 +1,142 @@
+/**
+ * Why: the guest runtime enters every fresh context before any user code, so its cost is paid per
+ * run (issue 13). It arrives as ONE script (the guest bundle, built by the host): at worker start
+ * it is compiled once with V8's code cache produced; each isolate compiles it once from that cache;
+ * each context runs it (one script evaluation) and then gets the knot:* modules as small wrapper
+ * modules that read the bundle's exports from a hand-off global, which is deleted before any user
+ * code exists. All calls here are synchronous: our own code, in a context no run is using yet.
+ */
+import { safeError } from "../errors.ts";
+import { GLOBAL_NAMES } from "../guest/bindings.ts";
+import { createCallback, createIsolate, type Context, type CodeCache, type Isolate, type Module, type Reference, type Script } from "./ivm.ts";
+
+/** What user code may import by name (the rest of the guest is unreachable from user modules). */
+export const PUBLIC_GUEST_MODULES: ReadonlySet<string> = new Set(["knot:tool", "knot:identity", "knot:plugin"]);
+/** The runner, imported only by the worker's entry module. */
+export const RUN_TOOL_MODULE = "knot-internal:run-tool";
+
+export interface GuestCode {
+  readonly bundle: string;
+  readonly cachedData: CodeCache | undefined;
+  /** Module specifier → the source of its wrapper module. */
+  readonly wrappers: ReadonlyMap<string, string>;
+}
+
+export interface GuestInstance {
+  /** The knot:* module (or the runner) instantiated in this context. */
+  module(specifier: string): Module;
+  /** The guest's begin(jobJson), deliver(id, payload) and takeFinished() (see guest/runtime.ts). */
+  readonly begin: Reference;
+  readonly deliver: Reference;
+  readonly takeFinished: Reference;
+  /** Lets go of every handle (they keep the context alive until the worker's GC runs). */
+  release(): void;
+}
+
+const HANDOFF = `globalThis[${JSON.stringify(GLOBAL_NAMES.handoff)}]`;
+const FILENAME = "knot:internal/guest";
+const scripts = new WeakMap<Isolate, Script>();
+
+/** At worker start: the code cache and each module's export names, from one scratch isolate. */
+export function loadGuestCode(bundle: string): GuestCode {
+  const scratch = createIsolate({ memoryMb: 32, onCatastrophicError: () => undefined });
+  try {
+    const script = scratch.compileScriptSync(bundle, { filename: FILENAME, produceCachedData: true });
+    const context = scratch.createContextSync();
+    installBindings(context, () => "", () => "");
+    script.runSync(context);
+    const names = JSON.parse(
+      context.evalSync(`JSON.stringify(Object.fromEntries(Object.entries(${HANDOFF}.modules).map(([k, v]) => [k, Object.keys(v)])))`) as string,
+    ) as Record<string, string[]>;
+    const wrappers = new Map<string, string>();
+    for (const [specifier, exports] of Object.entries(names)) {
+      const bindings = exports.map((name, index) => `const e${index} = m[${JSON.stringify(name)}];`).join("\n");
+      const list = exports.map((name, index) => `e${index} as ${JSON.stringify(name)}`).join(", ");
+      wrappers.set(specifier, `const m = ${HANDOFF}.modules[${JSON.stringify(specifier)}];\n${bindings}\nexport { ${list} };\n`);
+    }
+    const { cachedData } = script as Script & { cachedData?: CodeCache };
+    return { bundle, cachedData, wrappers };
+  } finally {
+    scratch.dispose();
+  }
+}
+
+/**
+ * The only objects the worker ever places on a guest global: its two host functions, as Callbacks
+ * (they copy their string arguments). The guest runtime takes them off the global at once.
+ */
+export function installBindings(context: Context, emit: (kind: unknown, payload: unknown) => string, call: (request: unknown) => string): void {
+  context.global.setSync(GLOBAL_NAMES.emit, createCallback(emit));
+  context.global.setSync(GLOBAL_NAMES.call, createCallback(call));
+}
+
+function scriptOf(isolate: Isolate, code: GuestCode): Script {
+  let script = scripts.get(isolate);
+  if (script === undefined) {
+    script = isolate.compileScriptSync(code.bundle, { filename: FILENAME, ...(code.cachedData ? { cachedData: code.cachedData } : {}) });
+    scripts.set(isolate, script);
+  }
+  return script;
+}
+
+/**
+ * Runs the guest bundle in `context` (its bindings already on the global) and makes the knot:*
+ * modules; afterwards the hand-off global is gone. Throws if the isolate fails.
+ */
+export function instantiateGuest(isolate: Isolate, context: Context, code: GuestCode): GuestInstance {
+  scriptOf(isolate, code).runSync(context);
+  const modules = new Map<string, Module>();
+  const handles: Array<{ release(): void }> = [];
+  try {
+    for (const [specifier, source] of code.wrappers) {
+      const module = isolate.compileModuleSync(source, { filename: `knot:internal/${specifier.replace(/[^a-z]+/g, "-")}` });
+      handles.push(module);
+      module.instantiateSync(context, () => {
+        throw new Error("a guest wrapper imports nothing");
+      });
+      module.evaluateSync();
+      modules.set(specifier, module);
+    }
+    const handoff = context.global.getSync(GLOBAL_NAMES.handoff, { reference: true }) as Reference<Record<string, unknown>>;
+    handles.push(handoff);
+    const begin = handoff.getSync("begin", { reference: true }) as Reference;
+    handles.push(begin);
+    const deliver = handoff.getSync("deliver", { reference: true }) as Reference;
+    handles.push(deliver);
+    const takeFinished = handoff.getSync("takeFinished", { reference: true }) as Reference;
+    handles.push(takeFinished);
+    context.global.deleteSync(GLOBAL_NAMES.handoff);
+    return {
+      module(specifier) {
+        const found = modules.get(specifier);
+        if (found === undefined) throw safeError("INTERNAL", `guest module ${specifier} is missing`);
+        return found;
+      },
+      begin,
+      deliver,
+      takeFinished,
+      release: () => releaseAll(handles),
+    };
+  } catch (error) {
+    releaseAll(handles);
+    throw error;
+  }
+}
+
+/** Explicit release: in a kept isolate, unreleased handles pinned every past context (issue 13's memory creep). */
+export function releaseAll(handles: Iterable<{ release(): void }>): void {
+  for (const handle of handles) {
+    try {
+      handle.release();
+    } catch {
+      // already released, or the isolate is gone
+    }
+  }
+}
+
+/** Forgets an isolate's compiled bundle (the isolate is being disposed). */
+export function forgetIsolate(isolate: Isolate): void {
+  const script = scripts.get(isolate);
+  scripts.delete(isolate);
+  if (script !== undefined) releaseAll([script]);
+}
