@@ -1,8 +1,10 @@
 /**
  * The contract between the host and the sandbox: what a run needs, what it answers.
  * Everything here is plain JSON data: it crosses a process boundary (host ⇄ sandbox worker).
- * This file is imported by both sides; it imports nothing.
+ * This file is imported by both sides; it imports only the type of the caller's data, declared once
+ * with the guest (guest/user-data.ts).
  */
+import type { GuestUserData as GuestUser } from "./guest/user-data.ts";
 
 /** Limits of one run. Units are in the names. */
 export interface RunLimits {
@@ -23,15 +25,8 @@ export const DEFAULT_RUN_LIMITS: RunLimits = Object.freeze({
   loopbackCalls: 100,
 });
 
-/** The caller as inert data. Permissions are already narrowed by the credential's scopes. */
-export interface GuestUser {
-  readonly id: string;
-  readonly name: string;
-  readonly isAdmin: boolean;
-  readonly groups: readonly string[];
-  readonly permissions: readonly string[];
-  readonly pluginPermissions: readonly string[];
-}
+/** The caller as inert data (declared once, for the guest too). */
+export type { GuestUser };
 
 /** Where `knot:plugin.call` goes. The token is held by the worker, never given to guest code. */
 export interface LoopbackTarget {

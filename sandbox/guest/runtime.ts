@@ -7,6 +7,7 @@
  */
 import { GLOBAL_NAMES, EMIT_KINDS, GUEST_CAPS } from "./bindings.ts";
 import { I, clip, defineData } from "./intrinsics.ts";
+import type { GuestUserData } from "./user-data.ts";
 
 type Emit = (kind: string, payload: string) => string;
 type Call = (request: string) => string;
@@ -20,14 +21,7 @@ if (typeof hostEmit !== "function" || typeof hostCall !== "function") {
   throw new I.Error("knot sandbox: the worker bindings are missing");
 }
 
-export interface GuestUserData {
-  readonly id: string;
-  readonly name: string;
-  readonly isAdmin: boolean;
-  readonly groups: readonly string[];
-  readonly permissions: readonly string[];
-  readonly pluginPermissions: readonly string[];
-}
+export type { GuestUserData } from "./user-data.ts";
 
 interface JobData {
   /** "sink": the default export gets the event (the params) itself; see RunEntry in protocol.ts. */
