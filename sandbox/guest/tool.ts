@@ -6,28 +6,23 @@
  * in the guest, with the intrinsic JSON.stringify; only the text crosses to the worker.
  */
 import { copyContent } from "./content.ts";
-import { I, safeString } from "./intrinsics.ts";
+import { I } from "./intrinsics.ts";
 import { argumentGetters as args } from "./args.ts";
 import { EMIT_KINDS, GUEST_CAPS } from "./bindings.ts";
-import { checkResultSize, emit, fail, param, q, returnFailure, returnResult, sendLog } from "./runtime.ts";
+import { checkResultSize, codedError, emit, fail, param, q, returnFailure, returnResult, sendLog } from "./runtime.ts";
+import { errorMessage, logLevelProblem, logText, notSerialisable, progressProblem, RETURN_STRING_REFUSED, returnedJson, returnedText } from "./output-rules.ts";
 import { encodeToon } from "./toon.ts";
 
 export const { getString, getInt, getFloat, getBool, getList, getStringList, getIntList, getFloatList, getBoolList } = args;
 
 function serialise(value: unknown, what: string): string {
-  let text: string | undefined;
-  try {
-    text = I.JSONStringify(value);
-  } catch {
-    text = undefined;
-  }
-  if (typeof text !== "string") fail("TOOL_ERROR", `${what}: the value is not JSON-serialisable`);
-  return text;
+  const text = returnedJson(value);
+  return text ?? fail("TOOL_ERROR", notSerialisable(what));
 }
 
 export function returnString(text: unknown): never {
-  if (typeof text === "object" && text !== null) throw new I.TypeError("returnString: expected a string");
-  const value = typeof text === "string" ? text : safeString(text, "");
+  const value = returnedText(text);
+  if (value === null) throw codedError("TOOL_ERROR", RETURN_STRING_REFUSED);
   checkResultSize(value.length);
   return returnResult(`{"kind":"text","text":${q(value)}}`, value.length);
 }
@@ -53,18 +48,14 @@ export function returnContent(blocks: unknown): never {
 }
 
 export function returnError(message: unknown): never {
-  const text = typeof message === "string" ? message : safeString(message, "the tool reported an error");
-  return returnFailure("TOOL_ERROR", text === "" ? "the tool reported an error" : text);
+  return returnFailure("TOOL_ERROR", errorMessage(message));
 }
 
 let progressSent = 0;
 
 export function progress(done: unknown, total?: unknown, message?: unknown): void {
-  if (typeof done !== "number" || !I.NumberIsFinite(done)) throw new I.TypeError("progress: done must be a finite number");
-  if (total !== undefined && (typeof total !== "number" || !I.NumberIsFinite(total))) {
-    throw new I.TypeError("progress: total must be a finite number");
-  }
-  if (message !== undefined && typeof message !== "string") throw new I.TypeError("progress: message must be a string");
+  const problem = progressProblem(done, total, message);
+  if (problem !== null) throw codedError("TOOL_ERROR", problem);
   if (progressSent >= GUEST_CAPS.progressEvents) return;
   progressSent += 1;
   let payload = `{"done":${I.JSONStringify(done)}`;
@@ -73,13 +64,10 @@ export function progress(done: unknown, total?: unknown, message?: unknown): voi
   emit(EMIT_KINDS.progress, `${payload}}`);
 }
 
-const LEVELS = ["debug", "info", "warn", "error"];
-
 export function log(level: unknown, message: unknown): void {
-  if (typeof level !== "string" || !I.ArrayIncludes(LEVELS, level)) {
-    throw new I.TypeError('log: level must be "debug", "info", "warn" or "error"');
-  }
-  sendLog("log", level, typeof message === "string" ? message : safeString(message, ""));
+  const problem = logLevelProblem(level);
+  if (problem !== null) throw codedError("TOOL_ERROR", problem);
+  sendLog("log", level as string, logText(message));
 }
 
 // ---- input required: ask the person, the client's model or the client's roots (MCP calls only).

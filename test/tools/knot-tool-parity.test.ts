@@ -26,6 +26,8 @@ function probe(request) {
   }
   if (p.__mode === "uncaught") return t.getInt("missing");
   if (p.__mode === "toon") t.returnToon(p.value);
+  if (p.__mode === "events") return p.__calls.map(([fn, args]) => attempt(() => t[fn](...args) ?? null));
+  if (p.__mode === "return") t[p.fn](...p.args);
   if (p.__mode === "identity") {
     const u = id.user();
     return p.__asks.map((ask) => ({ permission: u.hasPermission(ask), group: u.inGroup(ask) }));
@@ -220,5 +222,45 @@ describe("knot:tool parity: plugin handler and user tool", () => {
     // An admin through a scoped token (an assistant's) is not an admin for in-code checks, on either side.
     const scopedAdmin = { ...(await t.app.auth.principalFor(root.id))!, scopes: { permissions: ["plugin.parity.*"], write: false } };
     await check(scopedAdmin, [["plugin.parity.read", false, false], [["plugin.parity.read"], false, false]], "scoped admin");
+  });
+
+  /** progress and log: arguments they take, and those they refuse, with the same TypeError message. */
+  const EVENT_CALLS: Array<[string, unknown[]]> = [
+    ["progress", [1]], ["progress", [1, 10]], ["progress", [1, 10, "step"]], ["progress", ["1"]], ["progress", [0.5, 1, ""]],
+    ["progress", [null]], ["progress", [1, "10"]], ["progress", [1, 10, 5]], ["progress", []],
+    ["log", ["info", "hello"]], ["log", ["warn", 42]], ["log", ["error", null]], ["log", ["verbose", "x"]], ["log", [1, "x"]], ["log", []],
+  ];
+
+  it("progress and log take and refuse the same arguments on both sides", async () => {
+    const params = { __mode: "events", __calls: EVENT_CALLS };
+    const plugin = await inPlugin(params);
+    const sandbox = await inSandbox(params);
+    assert.deepEqual(sandbox, { ok: true, result: plugin });
+    const answers = (plugin as { value: Array<{ value?: unknown; message?: string }> }).value;
+    const refused = EVENT_CALLS.filter((_, i) => answers[i]!.message !== undefined).map(([fn, args]) => `${fn}(${JSON.stringify(args).slice(1, -1)})`);
+    assert.deepEqual(refused, ['progress("1")', "progress(null)", 'progress(1,"10")', "progress(1,10,5)", "progress()", 'log("verbose","x")', 'log(1,"x")', "log()"]);
+  });
+
+  /** return* with values each side must answer alike: the result, or the same refusal. */
+  const RETURNS: Array<[string, unknown[]]> = [
+    ["returnString", ["text"]], ["returnString", [42]], ["returnString", [true]], ["returnString", [null]], ["returnString", [{ a: 1 }]], ["returnString", [["a"]]],
+    ["returnObject", [{ a: [1, null] }]], ["returnObject", [null]], ["returnObject", ["just text"]], ["returnObject", []],
+    ["returnContent", [[{ type: "text", text: "hi" }]]], ["returnContent", [[{ type: "image", data: "aGk=", mimeType: "image/png" }]]],
+    ["returnContent", [[{ type: "text", text: "hi", extra: "dropped" }]]], ["returnContent", [[{ type: "video", url: "x" }]]],
+    ["returnContent", [[{ type: "image", data: "not base64!", mimeType: "image/png" }]]], ["returnContent", [{ type: "text", text: "not a list" }]],
+    ["returnError", ["went wrong"]], ["returnError", [""]], ["returnError", [404]], ["returnError", []],
+  ];
+
+  it("return* answer the same result or the same refusal on both sides", async () => {
+    const differences = [];
+    for (const [fn, args] of RETURNS) {
+      const sandbox = await inSandbox({ __mode: "return", fn, args });
+      const plugin = await inPlugin({ __mode: "return", fn, args }).then(
+        (result) => ({ ok: true as const, result }),
+        (error: unknown) => ({ ok: false as const, error: { code: error instanceof KnotError ? String(error.code) : `uncoded ${(error as Error).name}`, message: (error as Error).message } }),
+      );
+      if (JSON.stringify(sandbox) !== JSON.stringify(plugin)) differences.push({ call: `${fn}(${JSON.stringify(args).slice(1, -1)})`, sandbox, plugin });
+    }
+    assert.deepEqual(differences, []);
   });
 });

@@ -6,6 +6,10 @@ import type { ContentBlock, LogLine } from "../../../sandbox/protocol.ts";
 import { KnotError } from "../../errors.ts";
 import { currentContext } from "../call-context.ts";
 import { encodeToon } from "../../../sandbox/guest/toon.ts";
+import { copyContent } from "../../../sandbox/guest/content.ts";
+import {
+  errorMessage, logLevelProblem, logText, notSerialisable, progressProblem, RETURN_STRING_REFUSED, returnedJson, returnedText, type OutputLogLevel,
+} from "../../../sandbox/guest/output-rules.ts";
 import type { InputMethod, InputRound } from "../../mcp/input-rounds.ts";
 import { ToolReturn, type ToolState } from "../tool-state.ts";
 import { pluginArgumentGetters } from "./arguments.ts";
@@ -25,11 +29,18 @@ function end(result: ToolState["result"]): never {
   throw new ToolReturn();
 }
 
+/** A refusal by the shared output rules (sandbox/guest/output-rules.ts), coded as in a user tool. */
+const refused = (message: string) => new KnotError("TOOL_ERROR", message);
+
 export function returnString(text: string): never {
-  return end({ kind: "text", text: String(text) });
+  const value = returnedText(text);
+  if (value === null) throw refused(RETURN_STRING_REFUSED);
+  return end({ kind: "text", text: value });
 }
 export function returnObject(value: unknown): never {
-  return end({ kind: "json", value: JSON.parse(JSON.stringify(value ?? null)) });
+  const json = returnedJson(value);
+  if (json === null) throw refused(notSerialisable("returnObject"));
+  return end({ kind: "json", value: JSON.parse(json) });
 }
 export function returnToon(value: unknown): never {
   let text: string;
@@ -37,26 +48,35 @@ export function returnToon(value: unknown): never {
     text = encodeToon(value);
   } catch {
     // the same refusal as in a user tool (sandbox/guest/tool.ts)
-    throw new KnotError("TOOL_ERROR", "returnToon: the value is not JSON-serialisable");
+    throw refused(notSerialisable("returnToon"));
   }
   return end({ kind: "toon", text });
 }
 export function returnContent(content: readonly ContentBlock[]): never {
-  return end({ kind: "content", content: JSON.parse(JSON.stringify(content)) });
+  let blocks: ContentBlock[];
+  try {
+    // The user tool's check and copy: known fields of the MCP content shapes only.
+    blocks = copyContent(content) as unknown as ContentBlock[];
+  } catch (error) {
+    throw refused((error as Error).message);
+  }
+  return end({ kind: "content", content: blocks });
 }
 export function returnError(message: string): never {
   state().result = null;
-  throw new KnotError("TOOL_ERROR", String(message));
+  throw refused(errorMessage(message));
 }
 
 export function progress(done: number, total?: number, message?: string): void {
-  state().emit?.({ type: "progress", done: Number(done), ...(total === undefined ? {} : { total: Number(total) }), ...(message === undefined ? {} : { message: String(message) }) });
+  const problem = progressProblem(done, total, message);
+  if (problem !== null) throw refused(problem);
+  state().emit?.({ type: "progress", done, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) });
 }
 
 export function log(level: LogLine["level"], message: string): void {
-  const known = ["debug", "info", "warn", "error"] as const;
-  const lvl = known.includes(level) ? level : "info";
-  state().emit?.({ type: "log", level: lvl, message: String(message) });
+  const problem = logLevelProblem(level);
+  if (problem !== null) throw refused(problem);
+  state().emit?.({ type: "log", level: level as OutputLogLevel, message: logText(message) });
 }
 
 function round(what: string): InputRound {
