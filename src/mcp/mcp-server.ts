@@ -17,6 +17,7 @@ import { RUNTIME_VERSION } from "../version.ts";
 import type { CallToolFn } from "./call-tool.ts";
 import { isInputNeeded, openRound, type InputRound } from "./input-rounds.ts";
 import { toMcpTool } from "./listing.ts";
+import { linkedSignal } from "./linked-signal.ts";
 import { ProtocolError } from "./protocol-error.ts";
 import type { StateCodec } from "./request-state.ts";
 import type { ToolResolver } from "./resolver.ts";
@@ -95,9 +96,10 @@ export function createMcpServer(core: ServerCore, options: ConnectionOptions): S
     });
     const envelopeLevel = ctx.mcpReq.envelope?.[LOG_LEVEL_META_KEY as never] as LoggingLevel | undefined;
     const modern = ctx.mcpReq.envelope !== undefined;
+    const linked = requestSignal ? linkedSignal(ctx.mcpReq.signal, requestSignal) : null;
     const call: CallContext = {
       principal,
-      signal: requestSignal ? AbortSignal.any([ctx.mcpReq.signal, requestSignal]) : ctx.mcpReq.signal,
+      signal: linked ? linked.signal : ctx.mcpReq.signal,
       requestId: options.requestIdOf?.(ctx) ?? randomUUID(),
       client: client ? `${client.name}/${client.version}` : null,
       emit: notifier(ctx, name, () => (modern ? envelopeLevel ?? null : sessionLevel)),
@@ -111,6 +113,8 @@ export function createMcpServer(core: ServerCore, options: ConnectionOptions): S
     } catch (error) {
       if (!isInputNeeded(error)) throw error;
       return askClient(core, principal.user.id, name, input, error.requests);
+    } finally {
+      linked?.dispose();
     }
   }));
   return server;

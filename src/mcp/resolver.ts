@@ -95,9 +95,9 @@ export function createToolResolver(deps: ResolverDeps): ToolResolver {
   const squats = (principal: Principal, tool: CandidateTool): boolean =>
     isShared(principal, tool) && deps.registry.mcpTool(tool.name) !== null;
 
-  const verdicts = async (principal: Principal): Promise<Verdict[]> => {
+  /** The verdicts of `all`; a tool's depends only on the tools of its own name, so any name-closed subset gives the same ones. */
+  const judge = (principal: Principal, all: readonly CandidateTool[]): Verdict[] => {
     const winners = new Map<string, CandidateTool>();
-    const all = await candidates(principal);
     const sharedNames = new Map<string, number>();
     for (const tool of all) if (isShared(principal, tool)) sharedNames.set(tool.name, (sharedNames.get(tool.name) ?? 0) + 1);
     return all.map((tool): Verdict => {
@@ -115,6 +115,19 @@ export function createToolResolver(deps: ResolverDeps): ToolResolver {
     });
   };
 
+  const verdicts = async (principal: Principal): Promise<Verdict[]> => judge(principal, await candidates(principal));
+
+  /**
+   * What resolve needs for `name`, without judging every tool: the candidates named `name` or
+   * whose unqualified name it is (shared tools), with every other candidate of those names.
+   */
+  const verdictsFor = async (principal: Principal, name: string): Promise<Verdict[]> => {
+    const all = await candidates(principal);
+    const names = new Set<string>([name]);
+    for (const tool of all) if (tool.kind === "user" && tool.user.name === name) names.add(tool.name);
+    return judge(principal, all.filter((tool) => names.has(tool.name)));
+  };
+
   return {
     verdicts,
     async list(principal) {
@@ -127,7 +140,7 @@ export function createToolResolver(deps: ResolverDeps): ToolResolver {
         const refusal = refusalOf(principal, tool);
         return refusal ? { tool: null, exists: true, refusal } : { tool };
       }
-      const all = await verdicts(principal);
+      const all = await verdictsFor(principal, name);
       // The first verdict of the name is its winner (or the reason the name is hidden); the others are shadowed.
       const winner = all.find((v) => v.tool.name === name && (v.visible || v.refusal.reason !== "shadowed"));
       if (winner) return winner.visible ? { tool: winner.tool } : { tool: null, exists: true, refusal: winner.refusal };

@@ -72,6 +72,12 @@ export function createMetrics(): Metrics {
   const handlers = new Counter({ name: "knot_plugin_handler_calls_total", help: "Plugin handler invocations by plugin and outcome", labelNames: ["plugin", "outcome"], registers });
   const handlerSeconds = new Histogram({ name: "knot_plugin_handler_duration_seconds", help: "Duration of plugin handler invocations", labelNames: ["plugin"], buckets: DURATION_BUCKETS, registers });
 
+  // Children bound to their label values once: prom-client hashes the label object on every call otherwise.
+  const callsBy = boundChildren((surface, outcome) => calls.labels(surface, outcome));
+  const callSecondsBy = boundChildren((surface) => callSeconds.labels(surface));
+  const handlersBy = boundChildren((plugin, outcome) => handlers.labels(plugin, outcome));
+  const handlerSecondsBy = boundChildren((plugin) => handlerSeconds.labels(plugin));
+
   const auditFallbacks = new Counter({ name: "knot_audit_fallback_rows_total", help: "Audit rows written as [unrecordable] fallbacks because the real row could not be stored", registers });
   const auditLost = new Counter({ name: "knot_audit_rows_lost_total", help: "Audited calls whose row, fallback included, could not be stored", registers });
 
@@ -105,8 +111,8 @@ export function createMetrics(): Metrics {
     },
     callAudited(surface, outcome, durationMs) {
       const code = outcomeLabel(outcome);
-      calls.inc({ surface, outcome: code });
-      callSeconds.observe({ surface }, durationMs / 1000);
+      callsBy(surface, code).inc();
+      callSecondsBy(surface).observe(durationMs / 1000);
       if (DENIAL_CODES.has(code)) denials.inc({ code, surface });
       if (surface === "loopback") loopback.inc({ outcome: code });
     },
@@ -118,8 +124,8 @@ export function createMetrics(): Metrics {
     },
     handlerCall(plugin, outcome, durationMs) {
       const code = outcomeLabel(outcome);
-      handlers.inc({ plugin, outcome: code });
-      handlerSeconds.observe({ plugin }, durationMs / 1000);
+      handlersBy(plugin, code).inc();
+      handlerSecondsBy(plugin).observe(durationMs / 1000);
       if (LIMIT_CODES.has(code)) trips.inc({ kind: code });
     },
     authRefused(routeClass) {
@@ -128,5 +134,16 @@ export function createMetrics(): Metrics {
     auditFallback: () => auditFallbacks.inc(),
     auditLost: () => auditLost.inc(),
     render: () => registry.metrics(),
+  };
+}
+
+/** A metric's child per label values, made on first use (label values are bounded, see the header). */
+function boundChildren<T>(make: (...values: string[]) => T): (...values: string[]) => T {
+  const children = new Map<string, T>();
+  return (...values) => {
+    const key = values.join("\u0000");
+    let child = children.get(key);
+    if (child === undefined) children.set(key, (child = make(...values)));
+    return child;
   };
 }

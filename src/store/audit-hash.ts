@@ -111,6 +111,18 @@ export function auditRowHash(prevHash: string, entry: AuditEntryWithSeq): string
     .digest("hex");
 }
 
+/**
+ * `auditRowHash` for an entry whose args are already in canonical JSON (`argsJson`, equal to
+ * canonicalJson(entry.args)): "args" sorts first among the hashed keys, so the canonical text is
+ * `{"args":<argsJson>,` followed by the other fields, and the args need not be serialised twice.
+ */
+export function auditRowHashWithArgs(prevHash: string, entry: AuditEntryWithSeq, argsJson: string): string {
+  const rest = canonicalJson({ ...hashedFields(entry), args: undefined }); // "{" + at least `at`
+  return createHash("sha256")
+    .update(`${prevHash}\n{"args":${argsJson},${rest.slice(1)}`)
+    .digest("hex");
+}
+
 export type ChainVerdict = { ok: true; rows: number } | { ok: false; seq: number; reason: string };
 
 /**

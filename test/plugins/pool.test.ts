@@ -29,6 +29,20 @@ export function compose() {
 }
 `,
   });
+  writePlugin(root, "mutator", {
+    "main.js": manifest(`
+      [tool.knot]
+      version = "1.0.0"
+      [[tool.knot.handlers]]
+      handler = "mutate"
+    `) + `
+export function mutate(request) {
+  let threw = false;
+  try { request.config.added = "by an earlier call"; } catch { threw = true; }
+  return { threw, added: request.config.added ?? null, frozen: Object.isFrozen(request.config) };
+}
+`,
+  });
   writePlugin(root, "intruder", {
     "main.js": manifest(`
       [tool.knot]
@@ -62,6 +76,12 @@ describe("the trusted plugin pool", () => {
 
   it("plugins import each other's main module and libs with plain import syntax", async () => {
     assert.deepEqual(await t.app.pool.call(carol, "composer", "compose", {}, {}), { greeting: "HELLO", area: 9 });
+  });
+
+  it("a handler cannot change the config the next call sees (one frozen copy per loaded plugin)", async () => {
+    for (let call = 0; call < 2; call += 1) {
+      assert.deepEqual(await t.app.pool.call(carol, "mutator", "mutate", {}, {}), { threw: true, added: null, frozen: true });
+    }
   });
 
   it("importing a plugin that is not loaded fails that plugin at load", () => {
