@@ -25,7 +25,8 @@ const FAULTS: ReadonlyArray<{ fn: string; code: string; status: number; message:
   { fn: "bigint", code: "HANDLER_FAILED", status: 500, message: /^handler failed$/ },
   { fn: "cycle", code: "HANDLER_FAILED", status: 500, message: /^handler failed$/ },
   { fn: "bad_tojson", code: "HANDLER_FAILED", status: 500, message: /^handler failed$/ },
-  { fn: "return_object_bigint", code: "HANDLER_FAILED", status: 500, message: /^handler failed$/ },
+  // knot:tool refuses what JSON cannot carry, as in a user tool (sandbox/guest/output-rules.ts): the author's error, not a crash.
+  { fn: "return_object_bigint", code: "TOOL_ERROR", status: 422, message: /^returnObject: the value is not JSON-serialisable$/ },
 ];
 
 describe("plugin handler faults", () => {
