@@ -14,6 +14,7 @@
 import { GUEST_CAPS } from "./bindings.ts";
 import { I, clip, safeString } from "./intrinsics.ts";
 import { checkResultSize, codeOf, codedError, fail, finish, freshParams, freshUser, hasReturned, isSinkRun, q } from "./runtime.ts";
+import { INPUT_PARAM } from "./tool.ts";
 
 type Handler = (request: unknown) => unknown;
 
@@ -65,13 +66,20 @@ function finishValue(value: unknown): void {
   finish(`{"ok":true,"result":{"kind":"json","value":${json}}}`);
 }
 
+/** The arguments as the tool sees them: without the reserved input-round answers (read by ask() and friends only). */
+function toolParams(): Record<string, unknown> {
+  const params = freshParams();
+  delete params[INPUT_PARAM];
+  return params;
+}
+
 export async function runTool(namespace: Record<string, unknown>): Promise<void> {
   let value: unknown;
   try {
     const handler = pickHandler(namespace);
     if (handler !== undefined) {
       // A sink's params are the event {id, type, at, data} (the worker checked the shape): it gets it as is.
-      const argument = isSinkRun() ? freshParams() : { method: "CALL", params: freshParams(), user: freshUser() };
+      const argument = isSinkRun() ? freshParams() : { method: "CALL", params: toolParams(), user: freshUser() };
       value = await I.ReflectApply(handler, undefined, [argument]);
     }
   } catch (error) {

@@ -73,7 +73,8 @@ export function log(level: unknown, message: unknown): void {
 // ---- input required: ask the person, the client's model or the client's roots (MCP calls only).
 // The run ends as "input required"; the host runs the tool again, from the start, with the
 // answers in the reserved argument below (so code before an ask runs once per round).
-const INPUT_PARAM = "__knot_input";
+/** The reserved argument the host puts the input-round answers in (src/mcp/input-rounds.ts GUEST_INPUT_PARAM). */
+export const INPUT_PARAM = "__knot_input";
 const INPUT_METHODS = ["elicitation/create", "sampling/createMessage", "roots/list"];
 
 interface InputData { answers: Record<string, unknown>; capabilities: unknown[] }

@@ -17,9 +17,10 @@ import { modernCall, MODERN } from "./modern-client.ts";
 
 const ASK_NAME = "test_input_required_result_elicitation";
 const ASK_TOOL = `import { ask, returnString } from "knot:tool";
-export default async function () {
+export default async function (request) {
   const answer = await ask("Which colour?", { type: "object", properties: { colour: { type: "string" } }, required: ["colour"] });
-  returnString(answer ? "colour: " + answer.colour : "declined");
+  // The answers ride in a reserved argument the tool never sees among its params.
+  returnString((answer ? "colour: " + answer.colour : "declined") + "; params: " + JSON.stringify(Object.keys(request.params)));
 }`;
 
 describe("MCP 2026-07-28 beside 2025-11-25", () => {
@@ -122,7 +123,7 @@ describe("MCP 2026-07-28 beside 2025-11-25", () => {
     const done = await modernCall(t.url, alice, "tools/call", {
       name: "u_ask", arguments: {}, inputResponses: { [key!]: { action: "accept", content: { colour: "teal" } } }, requestState: asked.requestState,
     }, { capabilities });
-    assert.deepEqual(done.response.result.content, [{ type: "text", text: "colour: teal" }]);
+    assert.deepEqual(done.response.result.content, [{ type: "text", text: "colour: teal; params: []" }]);
     const noCapability = await modernCall(t.url, alice, "tools/call", { name: "u_ask", arguments: {} });
     assert.equal(noCapability.response.error?.code, -32021, "a client that cannot answer elicitation is told so");
     const rows = await t.app.store.queryAudit({ limit: 5 });
@@ -140,7 +141,7 @@ describe("MCP 2026-07-28 beside 2025-11-25", () => {
     assert.deepEqual(result.content, [{ type: "text", text: "Hello, Grace!" }]);
     // The sandboxed user tool too (its second question is answered with the same handler).
     const user = await client.callTool({ name: "u_ask", arguments: {} });
-    assert.deepEqual(user.content, [{ type: "text", text: "colour: undefined" }], "the handler above answers a name, not a colour");
+    assert.deepEqual(user.content, [{ type: "text", text: "colour: undefined; params: []" }], "the handler above answers a name, not a colour");
     await client.close();
   });
 });
