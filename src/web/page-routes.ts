@@ -13,7 +13,7 @@ import { KnotError } from "../errors.ts";
 import { queryParams } from "../http/body.ts";
 import { sendJson } from "../http/respond.ts";
 import type { HttpContext, Route } from "../http/router.ts";
-import { handlerMasks } from "../http/routes/plugin-routes.ts";
+import { auditedHandlerCall } from "../http/routes/plugin-routes.ts";
 import { assertPluginGate, pluginGateRefusal, type PluginTarget } from "../identity/plugin-gate.ts";
 import type { Principal } from "../identity/principal.ts";
 import { resultValue } from "../plugins/plugin-pool.ts";
@@ -40,14 +40,8 @@ export function pageRoutes(services: Services): Route[] {
     return page;
   };
   /** A declared handler of `plugin`, gated and audited like a call to `/plugins/<plugin>/<fn>`. */
-  const callHandler = async (ctx: HttpContext, plugin: string, fn: string, method: string, params: Record<string, unknown>) => resultValue(
-    await services.audit.around({
-      principal: ctx.principal, surface: "http", tool: `${plugin}/${fn}`, args: params, masked: handlerMasks(services, plugin, fn), requestId: ctx.requestId,
-    }, async () => {
-      const value = await services.pool.dispatch(plugin, fn, { principal: ctx.principal, method, params, requestId: ctx.requestId });
-      return { value, outcome: "ok", result: value.kind === "json" ? value.value : undefined };
-    }),
-  );
+  const callHandler = async (ctx: HttpContext, plugin: string, fn: string, method: string, params: Record<string, unknown>) =>
+    resultValue(await auditedHandlerCall(services, ctx, plugin, fn, method, async () => params));
   /** Selects with `data`: their options from that handler of the page's plugin, as the user (a refusal is a problem, not fatal). */
   const fillOptions = async (ctx: HttpContext, plugin: string, blocks: RenderedBlock[], problems: string[]) => {
     const answers = new Map<string, ReturnType<typeof readOptions>>();

@@ -2,7 +2,8 @@ import type { Services } from "../../services.ts";
 import { maskedParameters } from "../../tools/run-outcome.ts";
 import { queryParams } from "../body.ts";
 import { sendResult } from "../respond.ts";
-import type { Route } from "../router.ts";
+import type { HttpContext, Route } from "../router.ts";
+import type { ToolResult } from "../../../sandbox/protocol.ts";
 
 /**
  * `GET|POST /plugins/<name>/<fn>`: declared handlers only, as the requesting user. Params are
@@ -12,7 +13,6 @@ import type { Route } from "../router.ts";
  * `personal`: a password masked over MCP is masked over HTTP and the loopback too.
  */
 export function pluginRoutes(services: Services): Route[] {
-  const maskedOf = (plugin: string, fn: string) => handlerMasks(services, plugin, fn);
   return [{
     method: ["GET", "POST", "PUT", "PATCH", "DELETE"],
     path: "/plugins/:plugin/:fn",
@@ -21,19 +21,31 @@ export function pluginRoutes(services: Services): Route[] {
       const method = ctx.req.method === "HEAD" ? "GET" : (ctx.req.method ?? "GET");
       const plugin = ctx.params.plugin ?? "";
       const fn = ctx.params.fn ?? "";
-      const result = await services.audit.around({
-        principal: ctx.principal, surface: ctx.principal.via === "loopback" ? "loopback" : "http", tool: `${plugin}/${fn}`,
-        args: {}, masked: maskedOf(plugin, fn), requestId: ctx.requestId,
-      }, async (call) => {
-        // Inside the audited work: params refused for their nesting (or bad JSON) are an audited refusal too.
-        const params = { ...queryParams(ctx.url.searchParams), ...(method === "GET" ? {} : await ctx.bodyParams()) };
-        call.args = params;
-        const value = await services.pool.dispatch(plugin, fn, { principal: ctx.principal, method, params, requestId: ctx.requestId });
-        return { value, outcome: "ok", result: value.kind === "json" ? value.value : undefined };
-      });
+      // Params are read inside the audited call: a body refused for its nesting (or bad JSON) is an audited refusal too.
+      const result = await auditedHandlerCall(services, ctx, plugin, fn, method, async () => ({
+        ...queryParams(ctx.url.searchParams), ...(method === "GET" ? {} : await ctx.bodyParams()),
+      }));
       sendResult(ctx.res, result);
     },
   }];
+}
+
+/**
+ * One call of a declared handler as the requesting user, audited once as `<plugin>/<fn>` with its
+ * MCP tools' masks: the `/plugins/…` route and page actions and data handlers both go through it.
+ */
+export async function auditedHandlerCall(
+  services: Services, ctx: HttpContext, plugin: string, fn: string, method: string, readParams: () => Promise<Record<string, unknown>>,
+): Promise<ToolResult> {
+  return services.audit.around({
+    principal: ctx.principal, surface: ctx.principal.via === "loopback" ? "loopback" : "http", tool: `${plugin}/${fn}`,
+    args: {}, masked: handlerMasks(services, plugin, fn), requestId: ctx.requestId,
+  }, async (call) => {
+    const params = await readParams();
+    call.args = params;
+    const value = await services.pool.dispatch(plugin, fn, { principal: ctx.principal, method, params, requestId: ctx.requestId });
+    return { value, outcome: "ok", result: value.kind === "json" ? value.value : undefined };
+  });
 }
 
 /** The argument names an audit row of a call to `plugin/fn` masks: what its MCP tools declare secret or personal. */

@@ -92,8 +92,10 @@ function wrap(database: DatabaseSync, location: string, durability: Durability):
   // Writes through this connection (data_version only counts other connections' commits).
   let writes = 0;
   let untracked = false;
-  const wrote = (sql: string) => {
-    if (!untracked && mayWrite(sql)) writes += 1;
+  /** Statements that may write, judged once when prepared (the hot path only looks it up). */
+  const writing = new WeakSet<StatementSync>();
+  const wrote = (prepared: StatementSync) => {
+    if (!untracked && writing.has(prepared)) writes += 1;
   };
 
   function statement(sql: string): StatementSync {
@@ -101,13 +103,14 @@ function wrap(database: DatabaseSync, location: string, durability: Durability):
     if (prepared === undefined) {
       prepared = database.prepare(sql);
       statements.set(sql, prepared);
+      if (mayWrite(sql)) writing.add(prepared);
     }
     return prepared;
   }
 
   function query(sql: string, params: readonly SqlValue[]): { rows: SqlRow[]; rowCount: number } {
     const prepared = statement(sql);
-    wrote(sql);
+    wrote(prepared);
     let hasRows = returnsRows.get(prepared);
     if (hasRows === undefined) returnsRows.set(prepared, (hasRows = prepared.columns().length > 0));
     if (!hasRows) return { rows: [], rowCount: Number(prepared.run(...params).changes) };
@@ -132,14 +135,15 @@ function wrap(database: DatabaseSync, location: string, durability: Durability):
   return {
     location,
     run: (sql, ...params) => {
-      wrote(sql);
-      return { changes: Number(statement(sql).run(...params).changes) };
+      const prepared = statement(sql);
+      wrote(prepared);
+      return { changes: Number(prepared.run(...params).changes) };
     },
     get: (sql, ...params) => statement(sql).get(...params) as SqlRow | undefined,
     all: (sql, ...params) => statement(sql).all(...params) as SqlRow[],
     query,
     exec: (sql) => {
-      wrote(sql);
+      if (!untracked) writes += 1; // schema changes, BEGIN/COMMIT: counted, never judged
       database.exec(sql);
     },
     transaction,
