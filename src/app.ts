@@ -100,6 +100,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
     ...(config.sandbox.recycleAfterRuns === undefined ? {} : { recycleAfterRuns: config.sandbox.recycleAfterRuns }),
     ...(config.sandbox.userRunsInFlight === undefined ? {} : { userRunsInFlight: config.sandbox.userRunsInFlight }),
     ...(config.sandbox.isolateReuse === undefined ? {} : { isolateReuse: config.sandbox.isolateReuse }),
+    ...(config.sandbox.idleIsolates === undefined ? {} : { isolateMaxIdle: config.sandbox.idleIsolates }),
   });
   const events = createEventBus(store, logger);
   bindPluginEvents(pool, registry, events);

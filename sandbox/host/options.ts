@@ -22,6 +22,12 @@ export interface SandboxPoolOptions {
   readonly isolateMaxRuns?: number;
   /** An idle user isolate is disposed after this long. Default 30000. */
   readonly isolateIdleMs?: number;
+  /**
+   * Idle user isolates one worker keeps warm (isolateReuse "user"); past it the oldest goes.
+   * Default 2 × runsPerWorker: one user may have several runs going, each in its own isolate, and
+   * a miss costs a new isolate (~4 ms of CPU). Each kept isolate holds a few MB.
+   */
+  readonly isolateMaxIdle?: number;
   /** Resident memory budget of one worker process, in MB; over it, the worker is replaced. Default 512. */
   readonly workerMemoryMb?: number;
   /** Heartbeat period; a worker missing about 3 beats is killed and replaced. Default 1000. */
@@ -46,6 +52,7 @@ export interface PoolSettings {
   readonly isolateReuse: "user" | "never";
   readonly isolateMaxRuns: number;
   readonly isolateIdleMs: number;
+  readonly isolateMaxIdle: number;
   readonly workerMemoryMb: number;
   readonly heartbeatMs: number;
   readonly execArgv: readonly string[];
@@ -54,7 +61,7 @@ export interface PoolSettings {
   readonly recycleAfterRuns: number;
 }
 
-const KNOWN = new Set(["workers", "runsPerWorker", "userRunsInFlight", "isolateReuse", "isolateMaxRuns", "isolateIdleMs", "workerMemoryMb", "heartbeatMs", "execArgv", "deadlineGraceMs", "cancelGraceMs", "recycleAfterRuns"]);
+const KNOWN = new Set(["workers", "runsPerWorker", "userRunsInFlight", "isolateReuse", "isolateMaxRuns", "isolateIdleMs", "isolateMaxIdle", "workerMemoryMb", "heartbeatMs", "execArgv", "deadlineGraceMs", "cancelGraceMs", "recycleAfterRuns"]);
 
 function integer(options: SandboxPoolOptions, name: keyof SandboxPoolOptions, fallback: number, min: number, max: number): number {
   const value = options[name] ?? fallback;
@@ -87,6 +94,7 @@ export function resolvePoolOptions(options: SandboxPoolOptions = {}): PoolSettin
     isolateReuse: isolateReuseOf(options.isolateReuse),
     isolateMaxRuns: integer(options, "isolateMaxRuns", 200, 1, 1_000_000),
     isolateIdleMs: integer(options, "isolateIdleMs", 30_000, 10, 3_600_000),
+    isolateMaxIdle: integer(options, "isolateMaxIdle", 2 * runsPerWorker, 1, 1_024),
     workerMemoryMb: integer(options, "workerMemoryMb", 512, 64, 65_536),
     heartbeatMs: integer(options, "heartbeatMs", 1_000, 50, 60_000),
     // --max-semi-space-size=2: the worker's own young generation otherwise grew with its message

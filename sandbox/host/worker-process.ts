@@ -41,7 +41,7 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
   // A bare environment (no secrets). MALLOC_ARENA_MAX: each isolate's thread would otherwise get
   // its own glibc arena, and the worker's RSS climbed on fragmentation alone (issue 13).
   const env: Record<string, string> = { MALLOC_ARENA_MAX: "2", ...(process.env.TZ !== undefined ? { TZ: process.env.TZ } : {}) };
-  const isolates = { reuse: settings.isolateReuse, maxRuns: settings.isolateMaxRuns, idleMs: settings.isolateIdleMs, maxIdle: settings.runsPerWorker };
+  const isolates = { reuse: settings.isolateReuse, maxRuns: settings.isolateMaxRuns, idleMs: settings.isolateIdleMs, maxIdle: settings.isolateMaxIdle };
   const child: ChildProcess = fork(WORKER_MAIN, [String(settings.heartbeatMs), JSON.stringify(isolates), guestBundle()], {
     execPath: process.execPath,
     execArgv: [...settings.execArgv],

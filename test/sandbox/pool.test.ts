@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { createSandboxPool, type SandboxPool } from "../../sandbox/index.ts";
-import { assertError, assertOk, createTestPool, makeJob, runTool } from "./harness.ts";
+import { assertError, assertOk, createTestPool, ISOLATE_REUSE, makeJob, runTool, USER } from "./harness.ts";
 
 let pool: SandboxPool;
 before(() => {
@@ -81,4 +81,23 @@ test("close() cancels what is queued or running and later runs are refused", asy
   assertError(await waiting, "CANCELLED", /closed/);
   assertError(await runTool(own, SPIN(1)), "CANCELLED", /closed/);
   assert.equal(own.stats().workers, 0);
+});
+
+test("isolateMaxIdle bounds the warm user isolates a worker keeps: past it the oldest user's goes", { skip: ISOLATE_REUSE === "never" ? "isolates are not kept in this mode" : false }, async () => {
+  const userNamed = (id: string) => ({ ...USER, id, name: id });
+  async function reusedOnReturn(isolateMaxIdle: number): Promise<number> {
+    const kept = createTestPool({ workers: 1, runsPerWorker: 1, isolateMaxIdle });
+    try {
+      for (const id of ["a", "b", "c"]) assertOk(await runTool(kept, "export default () => 1", { user: userNamed(id) }));
+      // Parking is a tick after the answer: let the third isolate settle before the first user comes back.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assertOk(await runTool(kept, "export default () => 1", { user: userNamed("a") }));
+      return kept.stats().reusedIsolates;
+    } finally {
+      await kept.close();
+    }
+  }
+  assert.equal(await reusedOnReturn(3), 1, "three kept: the first user's isolate is still warm");
+  assert.equal(await reusedOnReturn(2), 0, "two kept: the first user's isolate was the oldest and went");
+  assert.throws(() => createSandboxPool({ isolateMaxIdle: 0 }), /isolateMaxIdle/);
 });
