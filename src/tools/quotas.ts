@@ -37,7 +37,8 @@ const MINUTE_MS = 60_000;
 
 export function createQuotas(settings: QuotaSettings, now: () => number = Date.now): Quotas {
   const concurrent = new Map<string, number>();
-  const recent = new Map<string, number[]>();
+  /** Start times of the last minute per key, oldest first; `head` skips the expired ones (no copy per run). */
+  const recent = new Map<string, { times: number[]; head: number }>();
   /** Waiting admissions per user; insertion order is the round-robin order (served → to the back). */
   const waiting = new Map<string, Array<() => void>>();
   let queued = 0;
@@ -52,9 +53,18 @@ export function createQuotas(settings: QuotaSettings, now: () => number = Date.n
   const checkKey = (key: string, label: string, maxConcurrent: number, perMinute: number) => {
     if ((concurrent.get(key) ?? 0) >= maxConcurrent) refuse(`${label} already has ${maxConcurrent} runs in progress; retry when one ends`, 1);
     const t = now();
-    const times = (recent.get(key) ?? []).filter((at) => at > t - MINUTE_MS);
-    recent.set(key, times);
-    if (times.length >= perMinute) refuse(`${label} made ${perMinute} runs in the last minute`, Math.max(1, Math.ceil((times[0]! + MINUTE_MS - t) / 1000)));
+    const window = recent.get(key) ?? { times: [], head: 0 };
+    recent.set(key, window);
+    const { times } = window;
+    while (window.head < times.length && times[window.head]! <= t - MINUTE_MS) window.head += 1;
+    // Drop the expired prefix once it is most of the array: amortised O(1) per run at any rate.
+    if (window.head > 64 && window.head * 2 > times.length) {
+      times.splice(0, window.head);
+      window.head = 0;
+    }
+    if (times.length - window.head >= perMinute) {
+      refuse(`${label} made ${perMinute} runs in the last minute`, Math.max(1, Math.ceil((times[window.head]! + MINUTE_MS - t) / 1000)));
+    }
   };
 
   const keysOf = (principal: Principal) => [
@@ -91,7 +101,7 @@ export function createQuotas(settings: QuotaSettings, now: () => number = Date.n
       for (const k of keys) checkKey(k.key, k.label, k.max, k.rate);
       for (const k of keys) {
         concurrent.set(k.key, (concurrent.get(k.key) ?? 0) + 1);
-        recent.get(k.key)!.push(now());
+        recent.get(k.key)!.times.push(now());
       }
       const releaseOwn = () => {
         for (const k of keys) {

@@ -33,6 +33,21 @@ describe("run quotas", () => {
     (await q.acquire(principal("u1", "t1")))();
   });
 
+  it("keeps an exact sliding minute over thousands of runs (expired runs dropped as time moves on)", async () => {
+    let now = 0;
+    const q = createQuotas({ ...DEFAULT_QUOTAS, userRunsPerMinute: 1_000, tokenRunsPerMinute: 1e9 }, () => now);
+    // 1,000 runs in the first 10 s fill the minute; the 1,001st is refused until the oldest expires.
+    for (let i = 0; i < 1_000; i++, now += 10) (await q.acquire(principal("u1")))();
+    await assert.rejects(q.acquire(principal("u1")), (e: KnotError) => limited(e) && e.detail.retryAfterSeconds === 50);
+    // 3,000 more, one every 60 ms (1,000 per minute exactly): each is admitted as the one a minute older leaves.
+    now = 60_000;
+    for (let i = 0; i < 3_000; i++, now += 60) (await q.acquire(principal("u1")))();
+    now -= 60; // the moment of the last run: the minute behind it holds 1,000 runs
+    await assert.rejects(q.acquire(principal("u1")), limited, "the window is full again, not emptied by the compaction");
+    now += 60_000;
+    (await q.acquire(principal("u1")))();
+  });
+
   it("queues past the global cap and refuses past the bounded queue", async () => {
     const q = createQuotas({ ...DEFAULT_QUOTAS, maxConcurrentRuns: 1, maxQueuedRuns: 1 });
     const first = await q.acquire(principal("a"));
