@@ -23,6 +23,11 @@ export interface Principal {
   readonly tokenId: string | null;
   /** Set when the credential is an OAuth connection: the client it was lent to (for the audit log). */
   readonly clientName?: string | null;
+  /**
+   * Only on a loopback principal whose run an MCP tool call started: the assistant of that call,
+   * which the handlers the run calls see as `request.assistant` (null or absent: none).
+   */
+  readonly assistant?: { readonly client: string | null; readonly connection: string | null } | null;
   /** The credential kind: an API token, a web session, a per-run loopback token, or the local CLI. */
   readonly via: "token" | "session" | "loopback" | "cli";
 }

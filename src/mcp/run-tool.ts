@@ -38,7 +38,7 @@ async function runPluginTool(deps: CallDeps, ctx: CallContext, tool: Extract<Can
   try {
     const result = await untilAborted(deps.pool.invoke(plugin, fn, `/mcp/tools/${decl.name}`, {
       principal: ctx.principal, method: "CALL", params: args, requestId: ctx.requestId, tool: state,
-      assistant: { client: ctx.client, connection: ctx.principal.clientName ?? null },
+      assistant: assistantOf(ctx),
     }), ctx.signal);
     return { result: toolResult(result), summary: summaryValue(result) };
   } catch (error) {
@@ -55,6 +55,7 @@ async function runUserTool(deps: CallDeps, ctx: CallContext, tool: Extract<Candi
     const params = ctx.input ? { ...args, [GUEST_INPUT_PARAM]: guestInput(ctx.input) } : args;
     const outcome = await deps.runner.run(ctx.principal, tool.user, params, {
       signal: AbortSignal.any([ctx.signal, deadline.signal]), onEvent: ctx.emit, requestId: ctx.requestId, validated: true,
+      assistant: assistantOf(ctx),
     });
     const asked = outcome.ok && ctx.input ? guestQuestions(outcome.result) : null;
     if (asked) ctx.input!.take(asked);
@@ -80,4 +81,9 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
+}
+
+/** `request.assistant` of the handlers this call reaches: the MCP client and the OAuth connection. */
+function assistantOf(ctx: CallContext): { client: string | null; connection: string | null } {
+  return { client: ctx.client, connection: ctx.principal.clientName ?? null };
 }

@@ -46,6 +46,8 @@ export interface RunOptions {
    * sink, whose default export gets the event itself. Host code only; absent = a tool run.
    */
   readonly entry?: RunEntry;
+  /** The assistant of the MCP call that started the run: the handlers it calls over the loopback see it. */
+  readonly assistant?: Principal["assistant"];
 }
 
 export interface ToolRunner {
@@ -137,7 +139,8 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
     const modules = collectModuleSet(prepared.js, resolve);
     const runId = randomUUID();
     const base = deps.loopbackBase();
-    const minted = base ? deps.loopbackTokens.mint(principal, runId, deps.limits.wallMs + deps.tokenTtlMs) : null;
+    const acting = options.assistant ? { ...principal, assistant: options.assistant } : principal;
+    const minted = base ? deps.loopbackTokens.mint(acting, runId, deps.limits.wallMs + deps.tokenTtlMs) : null;
     try {
       return await deps.sandbox.run({
         runId, source: prepared.js, filename: `tool:${source.name}`, params, user: toUserData(principal),

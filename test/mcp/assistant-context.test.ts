@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { manifest, request, startApp, tempDir, writePlugin, type TestApp } from "../helpers/fixtures.ts";
 import { authorizeUrl, Browser, connectOverOAuth, pkcePair, registerClient } from "../oauth/helpers.ts";
-import { connect } from "./helpers.ts";
+import { connect, saveUserTool } from "./helpers.ts";
 
 let t: TestApp;
 let person: { token: string };
@@ -68,6 +68,25 @@ test("through MCP a handler sees the client (and no connection for a plain token
   } finally {
     await client.close();
   }
+});
+
+test("a user tool called through MCP passes the assistant on to the handlers it calls over the loopback; run over HTTP, null", async () => {
+  const owner = await t.user("ivo", { grants: ["knot.mcp"] });
+  const token = await t.token(owner);
+  const saved = await saveUserTool(t, owner.id, {
+    name: "ask_who",
+    code: `import { call } from "knot:plugin";\nimport { returnObject } from "knot:tool";\nexport default async function () { returnObject(await call("crm", "who", {})); }`,
+  });
+  const { client } = await connect(t.url, token, "desk-assistant");
+  try {
+    const viaMcp = await client.callTool({ name: "ask_who", arguments: {} });
+    assert.deepEqual(viaMcp.structuredContent, { assistant: { client: "desk-assistant/9.8.7", connection: null } });
+  } finally {
+    await client.close();
+  }
+  const viaHttp = await request(`${t.url}/api/tools/${saved.id}/run`, token, { method: "POST", body: "{}" });
+  assert.equal(viaHttp.status, 200, JSON.stringify(viaHttp.body));
+  assert.deepEqual(viaHttp.body.result, { assistant: null });
 });
 
 test("outside MCP request.assistant is null, and a caller cannot set it through params", async () => {

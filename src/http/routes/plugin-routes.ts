@@ -43,7 +43,9 @@ export async function auditedHandlerCall(
   }, async (call) => {
     const params = await readParams();
     call.args = params;
-    const value = await services.pool.dispatch(plugin, fn, { principal: ctx.principal, method, params, requestId: ctx.requestId });
+    // A loopback call acts for the assistant whose MCP call started the run, if one did.
+    const assistant = ctx.principal.via === "loopback" ? (ctx.principal.assistant ?? null) : null;
+    const value = await services.pool.dispatch(plugin, fn, { principal: ctx.principal, method, params, requestId: ctx.requestId, assistant });
     return { value, outcome: "ok", result: value.kind === "json" ? value.value : undefined };
   });
 }
