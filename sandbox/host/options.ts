@@ -25,7 +25,8 @@ export interface SandboxPoolOptions {
   /**
    * Idle user isolates one worker keeps warm (isolateReuse "user"); past it the oldest goes.
    * Default 2 × runsPerWorker: one user may have several runs going, each in its own isolate, and
-   * a miss costs a new isolate (~4 ms of CPU). Each kept isolate holds a few MB.
+   * a miss costs a new isolate (~4 ms of CPU). Each kept isolate holds its heap, up to ~10 MB (the
+   * garbage of its past contexts until V8 collects it).
    */
   readonly isolateMaxIdle?: number;
   /** Resident memory budget of one worker process, in MB; over it, the worker is replaced. Default 512. */
