@@ -24,9 +24,10 @@ export interface SandboxPoolOptions {
   readonly isolateIdleMs?: number;
   /**
    * Idle user isolates one worker keeps warm (isolateReuse "user"); past it the oldest goes.
-   * Default 2 × runsPerWorker: one user may have several runs going, each in its own isolate, and
-   * a miss costs a new isolate (~4 ms of CPU). Each kept isolate holds its heap, up to ~10 MB (the
-   * garbage of its past contexts until V8 collects it).
+   * Default 2 × runsPerWorker, at most workerMemoryMb / 20: one user may have several runs going,
+   * each in its own isolate, and a miss costs a new isolate (~4 ms of CPU); each kept isolate holds
+   * its heap, up to ~10 MB (the garbage of its past contexts until V8 collects it), so by default
+   * they take at most half the worker's memory budget.
    */
   readonly isolateMaxIdle?: number;
   /** Resident memory budget of one worker process, in MB; over it, the worker is replaced. Default 512. */
@@ -78,6 +79,14 @@ function isolateReuseOf(value: unknown): "user" | "never" {
   throw new TypeError(`createSandboxPool: isolateReuse must be "user" or "never", got ${JSON.stringify(value)}`);
 }
 
+/** What one idle user isolate may hold (its past contexts' garbage until V8 collects it), measured under bench:load. */
+const IDLE_ISOLATE_MB = 10;
+
+/** 2 × runsPerWorker, but idle isolates take at most half the worker's memory budget. */
+function defaultMaxIdle(runsPerWorker: number, workerMemoryMb: number): number {
+  return Math.max(1, Math.min(2 * runsPerWorker, Math.floor(workerMemoryMb / 2 / IDLE_ISOLATE_MB)));
+}
+
 export function resolvePoolOptions(options: SandboxPoolOptions = {}): PoolSettings {
   for (const key of Object.keys(options)) {
     if (!KNOWN.has(key)) throw new TypeError(`createSandboxPool: unknown option ${JSON.stringify(key)}`);
@@ -88,6 +97,7 @@ export function resolvePoolOptions(options: SandboxPoolOptions = {}): PoolSettin
   }
   const workers = integer(options, "workers", 2, 1, 64);
   const runsPerWorker = integer(options, "runsPerWorker", 4, 1, 64);
+  const workerMemoryMb = integer(options, "workerMemoryMb", 512, 64, 65_536);
   return Object.freeze({
     workers,
     runsPerWorker,
@@ -95,8 +105,8 @@ export function resolvePoolOptions(options: SandboxPoolOptions = {}): PoolSettin
     isolateReuse: isolateReuseOf(options.isolateReuse),
     isolateMaxRuns: integer(options, "isolateMaxRuns", 200, 1, 1_000_000),
     isolateIdleMs: integer(options, "isolateIdleMs", 30_000, 10, 3_600_000),
-    isolateMaxIdle: integer(options, "isolateMaxIdle", 2 * runsPerWorker, 1, 1_024),
-    workerMemoryMb: integer(options, "workerMemoryMb", 512, 64, 65_536),
+    isolateMaxIdle: integer(options, "isolateMaxIdle", defaultMaxIdle(runsPerWorker, workerMemoryMb), 1, 1_024),
+    workerMemoryMb,
     heartbeatMs: integer(options, "heartbeatMs", 1_000, 50, 60_000),
     // --max-semi-space-size=2: the worker's own young generation otherwise grew with its message
     // churn and its RSS climbed ~10 MB per 1,000 runs (issue 13); with it, flat (127 → 129 MB / 6,000).

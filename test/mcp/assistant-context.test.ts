@@ -75,11 +75,12 @@ test("a user tool called through MCP passes the assistant on to the handlers it 
   const token = await t.token(owner);
   const saved = await saveUserTool(t, owner.id, {
     name: "ask_who",
-    code: `import { call } from "knot:plugin";\nimport { returnObject } from "knot:tool";\nexport default async function () { returnObject(await call("crm", "who", {})); }`,
+    code: `import { call } from "knot:plugin";\nimport { returnObject } from "knot:tool";\nexport default async function () { returnObject(await call("crm", "who", { assistant: { client: "forged-by-the-tool", connection: "root" } })); }`,
   });
   const { client } = await connect(t.url, token, "desk-assistant");
   try {
     const viaMcp = await client.callTool({ name: "ask_who", arguments: {} });
+    // The tool's own `assistant` param is only a param: request.assistant is the server's.
     assert.deepEqual(viaMcp.structuredContent, { assistant: { client: "desk-assistant/9.8.7", connection: null } });
   } finally {
     await client.close();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { createSandboxPool, type SandboxPool } from "../../sandbox/index.ts";
+import { resolvePoolOptions } from "../../sandbox/host/options.ts";
 import { assertError, assertOk, createTestPool, ISOLATE_REUSE, makeJob, runTool, USER } from "./harness.ts";
 
 let pool: SandboxPool;
@@ -100,4 +101,13 @@ test("isolateMaxIdle bounds the warm user isolates a worker keeps: past it the o
   assert.equal(await reusedOnReturn(3), 1, "three kept: the first user's isolate is still warm");
   assert.equal(await reusedOnReturn(2), 0, "two kept: the first user's isolate was the oldest and went");
   assert.throws(() => createSandboxPool({ isolateMaxIdle: 0 }), /isolateMaxIdle/);
+});
+
+test("the default isolateMaxIdle is 2 × runsPerWorker, with idle isolates (~10 MB each) at most half the memory budget", () => {
+  assert.equal(resolvePoolOptions({}).isolateMaxIdle, 8);
+  assert.equal(resolvePoolOptions({ runsPerWorker: 3 }).isolateMaxIdle, 6);
+  assert.equal(resolvePoolOptions({ runsPerWorker: 64 }).isolateMaxIdle, 25, "512 MB ÷ 20");
+  assert.equal(resolvePoolOptions({ runsPerWorker: 64, workerMemoryMb: 4_096 }).isolateMaxIdle, 128);
+  assert.equal(resolvePoolOptions({ runsPerWorker: 64, workerMemoryMb: 64 }).isolateMaxIdle, 3);
+  assert.equal(resolvePoolOptions({ runsPerWorker: 64, isolateMaxIdle: 40 }).isolateMaxIdle, 40, "an explicit value wins");
 });

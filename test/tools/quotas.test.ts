@@ -42,10 +42,29 @@ describe("run quotas", () => {
     // 3,000 more, one every 60 ms (1,000 per minute exactly): each is admitted as the one a minute older leaves.
     now = 60_000;
     for (let i = 0; i < 3_000; i++, now += 60) (await q.acquire(principal("u1")))();
-    now -= 60; // the moment of the last run: the minute behind it holds 1,000 runs
-    await assert.rejects(q.acquire(principal("u1")), limited, "the window is full again, not emptied by the compaction");
-    now += 60_000;
-    (await q.acquire(principal("u1")))();
+    const last = now - 60; // the moment of the last run: the minute behind it holds 1,000 runs
+    now = last;
+    // Refused, and told to wait for the oldest run in the window (one minute older than `last` + 60 ms).
+    await assert.rejects(q.acquire(principal("u1")), (e: KnotError) => limited(e) && e.detail.retryAfterSeconds === 1, "the window is full again, not emptied by the compaction");
+    now = last + 59;
+    await assert.rejects(q.acquire(principal("u1")), limited, "59 ms later the oldest run is still in the minute");
+    now = last + 60;
+    (await q.acquire(principal("u1")))(); // ...and at 60 ms it has left
+    await assert.rejects(q.acquire(principal("u1")), limited, "which made room for exactly one");
+  });
+
+  it("retry-after counts from the oldest run still in the minute, not from one already expired", async () => {
+    let now = 0;
+    const q = createQuotas({ ...DEFAULT_QUOTAS, userRunsPerMinute: 1_000, tokenRunsPerMinute: 1e9 }, () => now);
+    const burst = async (count: number) => {
+      for (let i = 0; i < count; i++) (await q.acquire(principal("u1")))();
+    };
+    await burst(500);
+    now = 30_000;
+    await burst(500);
+    now = 60_000; // the first burst has left the minute; the second is the oldest one in it
+    await burst(500);
+    await assert.rejects(q.acquire(principal("u1")), (e: KnotError) => limited(e) && e.detail.retryAfterSeconds === 30);
   });
 
   it("queues past the global cap and refuses past the bounded queue", async () => {
