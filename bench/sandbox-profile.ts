@@ -4,27 +4,13 @@
  * each run costs the host and the worker processes (from /proc). On a shared machine compare the
  * CPU columns, not the wall-clock ones.
  */
-import fs from "node:fs";
 import { createSandboxPool, DEFAULT_RUN_LIMITS } from "../sandbox/index.ts";
+import { cpuMsOf, sandboxWorkers } from "./proc.ts";
 import { percentile } from "./stats.ts";
-
-const TICK_MS = 10; // /proc/<pid>/stat counts in clock ticks (USER_HZ = 100)
 
 /** CPU time (ms) of this process's sandbox worker children. */
 function workersCpuMs(): number {
-  let total = 0;
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[1]) !== process.pid) continue;
-      total += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total;
+  return sandboxWorkers().reduce((total, pid) => total + cpuMsOf(pid), 0);
 }
 
 export async function profileSandbox(mode: "user" | "never", runs: number): Promise<string[]> {

@@ -3,26 +3,14 @@
  * found"). One worker, recycling off, N trivial runs from a few users at 4 concurrent; the RSS of
  * the worker process is read from /proc after a warm-up (up to 2,000 runs) and at the end.
  */
-import fs from "node:fs";
 import { createSandboxPool, DEFAULT_RUN_LIMITS, type GuestUser } from "../sandbox/index.ts";
+import { memoryOf, sandboxWorkers } from "./proc.ts";
 
 const USERS: GuestUser[] = ["a", "b", "c"].map((id) => ({ id, name: id, isAdmin: false, groups: [], permissions: [], pluginPermissions: [] }));
 const SOURCE = "export default (r) => ({ n: r.params.n + 1, text: 'x'.repeat(200) })";
 
 function workerRssMb(): number {
-  let total = 0;
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const status = fs.readFileSync(`/proc/${entry}/status`, "utf8");
-      if (!new RegExp(`^PPid:\\s+${process.pid}$`, "m").test(status)) continue;
-      if (!fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("sandbox/worker/main.ts")) continue;
-      total += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0) / 1024;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total;
+  return sandboxWorkers().reduce((total, pid) => total + (memoryOf(pid)?.rssMb ?? 0), 0);
 }
 
 export async function runRssBench(runs: number, isolateReuse: "user" | "never"): Promise<{ beforeMb: number; afterMb: number; runs: number }> {

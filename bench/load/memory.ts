@@ -2,7 +2,7 @@
  * Resident memory of the server process and of its children (the sandbox workers), read from
  * Linux's /proc. Elsewhere the figures are null and the report says so.
  */
-import fs from "node:fs";
+import { childrenOf, memoryOf } from "../proc.ts";
 
 export interface ProcessMemory {
   readonly pid: number;
@@ -18,25 +18,8 @@ export interface TreeMemory {
 }
 
 function statusOf(pid: number): ProcessMemory | null {
-  try {
-    const text = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? NaN);
-    return { pid, rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
-  } catch {
-    return null;
-  }
-}
-
-/** The direct children of `pid` (every thread's `children` file). */
-function childrenOf(pid: number): number[] {
-  try {
-    return fs.readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
-      const text = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim();
-      return text === "" ? [] : text.split(/\s+/).map(Number);
-    });
-  } catch {
-    return [];
-  }
+  const memory = memoryOf(pid);
+  return memory === null ? null : { pid, ...memory };
 }
 
 export function treeMemory(pid: number): TreeMemory | null {
