@@ -13,7 +13,7 @@
  * Over https the cookie is `__Host-knot_session` (Secure, Path=/, no Domain): browsers accept a
  * cookie of that name only from this very https origin, so a page on an http port or a sibling
  * host cannot plant one (cookie tossing), and the unprefixed name is then ignored. Plain-http
- * loopback keeps `knot_session` without Secure (docs/security.md argues why).
+ * loopback keeps `knot_session` without Secure (docs/security-access.md §4.12 argues why).
  */
 import type { IncomingMessage } from "node:http";
 

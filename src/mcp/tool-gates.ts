@@ -2,7 +2,7 @@
  * Who may see and call which tool. Threat: an assistant (or a narrowed token) reaching a tool its
  * user was not granted, or one outside the token's scopes. Guarantee: the same functions decide
  * listing and calling, so what `tools/list` hides a direct `tools/call` refuses before any code runs.
- * What a call may do is the user's grants ∩ the token's scopes (docs/security.md §4.9).
+ * What a call may do is the user's grants ∩ the token's scopes (docs/security-access.md §4.9).
  */
 import { pluginGateRefusal } from "../identity/plugin-gate.ts";
 import { BUILTIN_PERMISSIONS, mayWrite, type Principal } from "../identity/principal.ts";

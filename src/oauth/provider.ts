@@ -4,7 +4,7 @@
  * refresh-token replay detection, revocation, Dynamic Client Registration and Client ID Metadata
  * Documents; we configure it, persist its models in our Store and supply the consent step.
  *
- * Choices, each a promise in docs/security.md: PKCE (S256) for every client; tokens only for
+ * Choices, each a promise in docs/security-services.md §4.19: PKCE (S256) for every client; tokens only for
  * this server's `/mcp` (RFC 8707; any other `resource` is `invalid_target`); codes live 60 s and
  * are single-use (a replayed code revokes what it issued); refresh tokens rotate on every use and
  * a replayed one revokes its whole grant; consent is asked every time (no silent re-approval).

@@ -1,6 +1,6 @@
 /**
  * Attacks on the authorization server and the consent step. Each bad input gets the RFC's error
- * and nothing is issued. See docs/security.md "issue 12: OAuth 2.1 for hosted assistants".
+ * and nothing is issued. See docs/security-services.md §4.19.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";

@@ -1,5 +1,5 @@
 /**
- * SQLite durability modes for audit rows (issue 13 speed work, docs/security.md §4.16). With
+ * SQLite durability modes for audit rows (issue 13 speed work, docs/security-services.md §4.16). With
  * "normal" (the server's default) audit batches commit on the server's own connection without an
  * fsync, while every other write stays fsynced; WAL checkpoints run on the writer thread, so the
  * database file still catches up with the WAL. With "full" the writer thread commits them. In both,

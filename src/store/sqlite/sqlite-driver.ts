@@ -11,7 +11,7 @@
  *   and such writes are rare (saves, grants, tokens). Audit appends are one per call, so with
  *   `[server] durability = "normal"` (the default) they alone commit with NORMAL
  *   (`appendOnlyTransaction`): a row survives SIGKILL as soon as its commit returns, and power
- *   loss from the next synced commit, checkpoint or OS write-back on (docs/security.md §4.16).
+ *   loss from the next synced commit, checkpoint or OS write-back on (docs/security-services.md §4.16).
  *   `durability = "full"` fsyncs audit commits too (on a writer thread, see audit-writer.ts).
  * - `foreign_keys=ON`, `busy_timeout=5000`: integrity, and waiting (not failing) when another
  *   process (e.g. the CLI beside a running server) holds the write lock.
