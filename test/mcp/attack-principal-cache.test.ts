@@ -64,3 +64,13 @@ it("a token revoked on this server (the Tokens API) is refused on the very next 
   assert.equal((await call()).status, 401);
   assert.equal((await request(`${t.url}/api/me`, token)).status, 401);
 });
+
+it("a token that expires while its principal is cached is refused on the first request after its expiry", async () => {
+  const user = await t.user("eve", { grants: ["knot.mcp", "plugin.demo.view_dashboard"] });
+  const token = await t.token(user, null, { expiresAt: new Date(Date.now() + 1_500).toISOString() });
+  await warm(token);
+  assert.equal((await modernCall(t.url, token, "tools/call", { name: "echo_word", arguments: { word: "x" } })).status, 200);
+  await new Promise((resolve) => setTimeout(resolve, 1_700));
+  assert.equal((await request(`${t.url}/api/me`, token)).status, 401);
+  assert.equal((await modernCall(t.url, token, "tools/call", { name: "echo_word", arguments: { word: "x" } })).status, 401);
+});
