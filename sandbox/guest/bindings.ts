@@ -36,3 +36,11 @@ export const GUEST_CAPS = Object.freeze({
   errorMessageChars: 2_000,
   nameChars: 128,
 } as const);
+
+/**
+ * The reserved argument the host puts a run's input-round answers in (src/mcp/input-rounds.ts).
+ * Here, not in knot:tool: every export of a guest module is visible to user code.
+ */
+export const GUEST_INPUT_PARAM = "__knot_input";
+/** The key of a run's json result that carries the questions it ended with (src/mcp/input-rounds.ts). */
+export const GUEST_QUESTIONS_KEY = "__knot_input_required";

@@ -14,7 +14,7 @@
 import { GUEST_CAPS } from "./bindings.ts";
 import { I, clip, safeString } from "./intrinsics.ts";
 import { checkResultSize, codeOf, codedError, fail, finish, freshParams, freshUser, hasReturned, isSinkRun, q } from "./runtime.ts";
-import { INPUT_PARAM } from "./tool.ts";
+import { GUEST_INPUT_PARAM } from "./bindings.ts";
 
 type Handler = (request: unknown) => unknown;
 
@@ -69,7 +69,7 @@ function finishValue(value: unknown): void {
 /** The arguments as the tool sees them: without the reserved input-round answers (read by ask() and friends only). */
 function toolParams(): Record<string, unknown> {
   const params = freshParams();
-  delete params[INPUT_PARAM];
+  delete params[GUEST_INPUT_PARAM];
   return params;
 }
 

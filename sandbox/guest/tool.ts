@@ -8,7 +8,7 @@
 import { copyContent } from "./content.ts";
 import { I } from "./intrinsics.ts";
 import { argumentGetters as args } from "./args.ts";
-import { EMIT_KINDS, GUEST_CAPS } from "./bindings.ts";
+import { EMIT_KINDS, GUEST_CAPS, GUEST_INPUT_PARAM, GUEST_QUESTIONS_KEY } from "./bindings.ts";
 import { checkResultSize, codedError, emit, fail, param, q, returnFailure, returnResult, sendLog } from "./runtime.ts";
 import { errorMessage, logLevelProblem, logText, notSerialisable, progressProblem, RETURN_STRING_REFUSED, returnedJson, returnedText } from "./output-rules.ts";
 import { encodeToon } from "./toon.ts";
@@ -73,14 +73,12 @@ export function log(level: unknown, message: unknown): void {
 // ---- input required: ask the person, the client's model or the client's roots (MCP calls only).
 // The run ends as "input required"; the host runs the tool again, from the start, with the
 // answers in the reserved argument below (so code before an ask runs once per round).
-/** The reserved argument the host puts the input-round answers in (src/mcp/input-rounds.ts GUEST_INPUT_PARAM). */
-export const INPUT_PARAM = "__knot_input";
 const INPUT_METHODS = ["elicitation/create", "sampling/createMessage", "roots/list"];
 
 interface InputData { answers: Record<string, unknown>; capabilities: unknown[] }
 
 function inputData(): InputData {
-  const raw = param(INPUT_PARAM) as InputData | undefined;
+  const raw = param(GUEST_INPUT_PARAM) as InputData | undefined;
   if (typeof raw !== "object" || raw === null) throw new I.Error("ask() and friends are only available during an MCP tool call");
   return raw;
 }
@@ -103,13 +101,11 @@ export async function input(requests: Record<string, { method: string; params?: 
     }
   }
   if (missed) {
-    const json = serialise({ [INPUT_REQUIRED_KEY]: missing }, "input");
+    const json = serialise({ [GUEST_QUESTIONS_KEY]: missing }, "input");
     return returnResult(`{"kind":"json","value":${json}}`, json.length);
   }
   return found;
 }
-
-const INPUT_REQUIRED_KEY = "__knot_input_required";
 
 /** A key for an unnamed question: the same question asks (and is answered) once per run. */
 function keyOf(prefix: string, request: unknown): string {
@@ -147,6 +143,6 @@ export async function listRoots(): Promise<unknown[]> {
 
 /** Whether the MCP client declared it can answer this kind of question. */
 export function clientSupports(capability: string): boolean {
-  const raw = param(INPUT_PARAM) as InputData | undefined;
+  const raw = param(GUEST_INPUT_PARAM) as InputData | undefined;
   return typeof raw === "object" && raw !== null && I.ArrayIsArray(raw.capabilities) && raw.capabilities.includes(capability);
 }

@@ -12,6 +12,7 @@
  * this round's answers are taken only for the keys the previous round asked. A state that does
  * not verify, or belongs to another user or tool, is refused (-32602) before the tool runs.
  */
+import { GUEST_QUESTIONS_KEY } from "../../sandbox/guest/bindings.ts";
 import { KnotError } from "../errors.ts";
 import { ProtocolError } from "./protocol-error.ts";
 import { ErrorCode, type ClientCapabilities } from "./sdk.ts";
@@ -109,9 +110,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The reserved argument that carries a sandboxed run's answers (sandbox/guest/tool.ts reads it). */
-export const GUEST_INPUT_PARAM = "__knot_input";
-const GUEST_QUESTIONS_KEY = "__knot_input_required";
 const MAX_QUESTIONS = 16;
 
 /** What the guest may read: the answers so far and the declared capabilities. */

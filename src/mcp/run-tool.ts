@@ -7,7 +7,8 @@
 import { KnotError } from "../errors.ts";
 import { createToolState } from "../plugins/tool-state.ts";
 import type { CallDeps } from "./call-tool.ts";
-import { GUEST_INPUT_PARAM, guestInput, guestQuestions, isInputNeeded } from "./input-rounds.ts";
+import { GUEST_INPUT_PARAM } from "../../sandbox/guest/bindings.ts";
+import { guestInput, guestQuestions, isInputNeeded } from "./input-rounds.ts";
 import { errorResult, summaryValue, thrownResult, toolResult } from "./results.ts";
 import type { CallToolResult } from "./sdk.ts";
 import type { CallContext, CandidateTool } from "./tool-types.ts";

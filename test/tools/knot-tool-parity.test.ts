@@ -24,6 +24,7 @@ function probe(request) {
   if (p.__mode === "getters") {
     return p.__cases.map((c) => attempt(() => (Object.hasOwn(c, "fallback") ? t[c.fn](c.name, c.fallback) : t[c.fn](c.name))));
   }
+  if (p.__mode === "exports") return { tool: Object.keys(t).sort(), identity: Object.keys(id).sort() };
   if (p.__mode === "uncaught") return t.getInt("missing");
   if (p.__mode === "toon") t.returnToon(p.value);
   if (p.__mode === "events") return p.__calls.map(([fn, args]) => attempt(() => t[fn](...args) ?? null));
@@ -165,6 +166,16 @@ describe("knot:tool parity: plugin handler and user tool", () => {
     const [item, itemMessage] = messageOf("getIntList", [1, 1.5]);
     assert.equal(itemMessage, `argument "${item}"[1] must be an integer, got number`);
     assert.equal(answers[CASES.length]!.message, 'argument "constructor" is required');
+  });
+
+  it("knot:tool and knot:identity export the same names on both sides, and nothing internal", async () => {
+    const plugin = await inPlugin({ __mode: "exports" });
+    const sandbox = await inSandbox({ __mode: "exports" });
+    assert.equal(plugin.kind, "json");
+    const names = plugin.kind === "json" ? (plugin.value as { tool: string[]; identity: string[] }) : null;
+    assert.deepEqual(sandbox, { ok: true, result: { kind: "json", value: names } });
+    for (const name of [...names!.tool, ...names!.identity]) assert.match(name, /^[a-z][A-Za-z]*$/, `${name} is not a public API name`);
+    assert.ok(names!.tool.includes("getString") && names!.identity.includes("user"));
   });
 
   it("an uncaught refusal fails the call with INVALID_ARGUMENT (HTTP 400) on both sides", async () => {
