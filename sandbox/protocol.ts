@@ -16,6 +16,9 @@ export interface RunLimits {
   readonly loopbackCalls: number;
 }
 
+/** Modules one run may load (its own, plugin client modules and libs); the host's module set stops there too. */
+export const MAX_MODULES_PER_RUN = 64;
+
 export const DEFAULT_RUN_LIMITS: RunLimits = Object.freeze({
   heapMb: 64,
   cpuMs: 5_000,

@@ -9,7 +9,7 @@
  * code) and instantiated at once; only a specifier the host did not ship costs a round trip to it.
  * Modules are cached for this run only (one linker per run, one run per isolate).
  */
-import type { SafeError } from "../protocol.ts";
+import { MAX_MODULES_PER_RUN, type SafeError } from "../protocol.ts";
 import { safeError } from "../errors.ts";
 import { rewriteDynamicImports } from "./dynamic-import-rewrite.ts";
 import { PUBLIC_GUEST_MODULES, releaseAll } from "./guest-code.ts";
@@ -17,8 +17,7 @@ import { GUEST_CAPS } from "../guest/bindings.ts";
 import { LIB_SPECIFIER, PLUGIN_SPECIFIER } from "../guest/names.ts";
 import type { Context, Isolate, Module } from "./ivm.ts";
 
-export const MAX_MODULES_PER_RUN = 64;
-export const MAX_MODULE_CHARS = 4 * 1024 * 1024;
+const MAX_MODULE_CHARS = 4 * 1024 * 1024;
 const ALLOWED_TEXT = "a user tool may import knot:tool, knot:identity, knot:plugin, plugin:<name>, plugin:<name>/<module> and lib:<name>";
 
 export interface LinkerOptions {
@@ -102,7 +101,6 @@ export function createLinker(options: LinkerOptions): Linker {
     if (bySpecifier.size >= MAX_MODULES_PER_RUN) refuse(safeError("MODULE_NOT_ALLOWED", `a tool may load at most ${MAX_MODULES_PER_RUN} modules`));
     const found = sourceOf(specifier);
     const source = typeof found === "string" || found === null ? found : await found;
-    if (bySpecifier.has(specifier)) return; // loaded meanwhile by a sibling import
     if (source === null) refuse(safeError("MODULE_NOT_ALLOWED", `import ${shown(specifier)} is not available to this tool`));
     if (source.length > MAX_MODULE_CHARS) refuse(safeError("MODULE_NOT_ALLOWED", `import ${shown(specifier)} is too large`));
     const module = compile(source, specifier);

@@ -16,8 +16,8 @@ export function needsCsrfProof(method: string, route: RouteClass | "public"): bo
 }
 
 /**
- * Throws PERMISSION_DENIED unless a cookie-authenticated request proves it came from this UI.
- * `host` is the request's Host header, compared with the Origin the browser reports.
+ * Throws PERMISSION_DENIED unless a cookie-authenticated request proves it came from this UI
+ * (the Origin the browser reports must name the request's own Host).
  */
 export function assertCsrfProof(headers: IncomingHttpHeaders): void {
   if (headers[CSRF_HEADER] !== "1") {

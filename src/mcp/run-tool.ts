@@ -9,6 +9,7 @@ import { createToolState } from "../plugins/tool-state.ts";
 import type { CallDeps } from "./call-tool.ts";
 import { GUEST_INPUT_PARAM } from "../../sandbox/guest/bindings.ts";
 import { guestInput, guestQuestions, isInputNeeded } from "./input-rounds.ts";
+import { linkedSignal } from "./linked-signal.ts";
 import { errorResult, summaryValue, thrownResult, toolResult } from "./results.ts";
 import type { CallToolResult } from "./sdk.ts";
 import type { CallContext, CandidateTool } from "./tool-types.ts";
@@ -51,11 +52,12 @@ async function runPluginTool(deps: CallDeps, ctx: CallContext, tool: Extract<Can
 async function runUserTool(deps: CallDeps, ctx: CallContext, tool: Extract<CandidateTool, { kind: "user" }>, args: Record<string, unknown>): Promise<RunResult> {
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), deps.deadlineMs);
+  const signal = linkedSignal(ctx.signal, deadline.signal);
   try {
     // The answers so far ride in a reserved argument; a run that needs more ends with the questions.
     const params = ctx.input ? { ...args, [GUEST_INPUT_PARAM]: guestInput(ctx.input) } : args;
     const outcome = await deps.runner.run(ctx.principal, tool.user, params, {
-      signal: AbortSignal.any([ctx.signal, deadline.signal]), onEvent: ctx.emit, requestId: ctx.requestId, validated: true,
+      signal: signal.signal, onEvent: ctx.emit, requestId: ctx.requestId, validated: true,
       assistant: assistantOf(ctx),
     });
     const asked = outcome.ok && ctx.input ? guestQuestions(outcome.result) : null;
@@ -71,6 +73,7 @@ async function runUserTool(deps: CallDeps, ctx: CallContext, tool: Extract<Candi
     return { result: thrownResult(error) };
   } finally {
     clearTimeout(timer);
+    signal.dispose();
   }
 }
 

@@ -147,5 +147,3 @@ export function createMcpSurface(services: Services): McpSurface {
     },
   };
 }
-
-export { usersAffectedBy } from "../tools/tool-visibility.ts";

@@ -6,9 +6,8 @@
  * through the pool's resolve round trip, so the set is a shortcut, never a second rule.
  */
 import { listImports } from "../../client-modules/index.ts";
+import { MAX_MODULES_PER_RUN } from "../../sandbox/protocol.ts";
 
-/** The same bound as the worker's linker: more modules than this fail the run there anyway. */
-const MAX_MODULES = 64;
 /** Import lists of recent sources (a saved tool runs again and again); small sources only. */
 const listed = new Map<string, readonly string[]>();
 const MAX_LISTED = 256;
@@ -37,7 +36,7 @@ export function collectModuleSet(source: string, resolve: (specifier: string) =>
   const modules: Record<string, string | null> = {};
   let count = 0;
   const pending = [...staticImports(source)];
-  while (pending.length > 0 && count < MAX_MODULES) {
+  while (pending.length > 0 && count < MAX_MODULES_PER_RUN) {
     const specifier = pending.shift() as string;
     if (!(specifier.startsWith("plugin:") || specifier.startsWith("lib:")) || Object.hasOwn(modules, specifier)) continue;
     const resolved = resolve(specifier);

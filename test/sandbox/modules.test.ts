@@ -95,3 +95,16 @@ test("a module set shipped with the job links without asking the host; the impor
   // A malformed set is the host's programming error: run() rejects it.
   await assert.rejects(runTool(pool, "export default () => 1", { modules: { "lib:x": 5 } as never }), /job\.modules/);
 });
+
+test("the worker's own module limits hold for a shipped set: at most 64 modules, none over 4 MB", async () => {
+  // A chain lib:m0 → lib:m1 → … → lib:m64: 65 modules besides the tool.
+  const chain: Record<string, string> = {};
+  for (let i = 0; i <= 64; i++) chain[`lib:m${i}`] = i < 64 ? `import x from "lib:m${i + 1}"; export default x;` : "export default 1;";
+  const seen: string[] = [];
+  assertError(await runTool(pool, `import x from "lib:m0"; export default () => x`, { modules: chain, hooks: { resolveModule: resolver(seen) } }), "MODULE_NOT_ALLOWED", /at most 64 modules/);
+  const within = Object.fromEntries(Object.entries(chain).slice(-63));
+  assertOk(await runTool(pool, `import x from "lib:m2"; export default () => x`, { modules: within, hooks: { resolveModule: resolver(seen) } }));
+  const huge = `export default ${JSON.stringify("x".repeat(4 * 1024 * 1024))};`;
+  assertError(await runTool(pool, `import x from "lib:big"; export default () => x.length`, { modules: { "lib:big": huge }, hooks: { resolveModule: resolver(seen) } }), "MODULE_NOT_ALLOWED", /lib:big.*too large/);
+  assert.deepEqual(seen, [], "every module came with the job");
+});
