@@ -8,6 +8,8 @@ import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import * as names from "../sandbox/guest/names.ts";
+import type { KnotError } from "../src/errors.ts";
+import { parseUserToolInput } from "../src/tools/user-tool-input.ts";
 
 const long = (n: number, c = "a") => c.repeat(n);
 
@@ -75,4 +77,10 @@ test("no product file holds a copy of a name grammar", () => {
     }
   }
   assert.deepEqual(found, []);
+});
+
+test("a user tool's name is at most 64 characters (the length is checked beside the grammar)", () => {
+  const code = "export default () => 1";
+  assert.equal(parseUserToolInput({ name: "a".repeat(64), code }).name.length, 64);
+  assert.throws(() => parseUserToolInput({ name: "a".repeat(65), code }), (error: KnotError) => error.code === "INVALID_ARGUMENT" && error.detail.where === "name");
 });

@@ -170,6 +170,18 @@ forEachStore((backend) => {
     assert.deepEqual(await seqs({ tool: "tool1", userId: "u1", before: 7 }), [4, 1]);
     assert.deepEqual(await seqs({ limit: 0 }), [10]);
     assert.equal((await store.queryAudit({ limit: 1_000_000 })).length, 10);
+    // A `before` no seq can be under answers nothing; one past every seq answers everything.
+    assert.deepEqual(await seqs({ before: Number.NaN }), []);
+    assert.deepEqual(await seqs({ before: -Infinity }), []);
+    assert.equal((await seqs({ before: Infinity })).length, 10);
+    assert.equal((await seqs({ before: 1e300 })).length, 10);
+  });
+
+  test("a query answers at most 1,000 rows, whatever limit it asks for", async () => {
+    const { store } = await backend.open();
+    await store.appendAuditBatch(Array.from({ length: 1_005 }, () => entry({})));
+    assert.equal((await store.queryAudit({ limit: 5_000 })).length, 1_000);
+    assert.equal((await store.queryAudit({ limit: Number.NaN })).length > 0, true);
   });
 
   test("an audit entry with a non-finite duration is refused", async () => {

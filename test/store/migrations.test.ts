@@ -32,6 +32,15 @@ test("released migrations are never edited: their SQL is byte for byte what ship
   assert.deepEqual(PG_MIGRATIONS.slice(0, released.postgres.length).map((migration) => digest(migration.sql)), released.postgres);
 });
 
+test("a migration list out of order or with a gap is refused before anything is applied", () => {
+  const db = openDatabase(join(tempDir(), "order.db"));
+  const [first, second, third] = MIGRATIONS;
+  assert.throws(() => migrate(db, now, [first!, third!]), /has version 3; expected 2/);
+  assert.throws(() => migrate(db, now, [second!, first!]), /has version 2; expected 1/);
+  assert.equal(db.get("SELECT name FROM sqlite_master WHERE name = 'schema_migrations'"), undefined, "nothing was created");
+  db.close();
+});
+
 test("migrations apply once, are recorded, and a reopen applies none", () => {
   const path = join(tempDir(), "m.db");
   const db = openDatabase(path);
