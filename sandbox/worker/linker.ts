@@ -14,7 +14,7 @@ import { safeError } from "../errors.ts";
 import { rewriteDynamicImports } from "./dynamic-import-rewrite.ts";
 import { PUBLIC_GUEST_MODULES, releaseAll } from "./guest-code.ts";
 import { GUEST_CAPS } from "../guest/bindings.ts";
-import { LIB_SPECIFIER, PLUGIN_SPECIFIER } from "../guest/names.ts";
+import { LIB_SPECIFIER, OWNER_SEPARATOR, PLUGIN_SPECIFIER, TOOL_NAME_MAX } from "../guest/names.ts";
 import type { Context, Isolate, Module } from "./ivm.ts";
 
 const MAX_MODULE_CHARS = 4 * 1024 * 1024;
@@ -39,14 +39,16 @@ export interface Linker {
   release(): void;
 }
 
-/** `plugin:<name>`, `plugin:<name>/<stem>` or `lib:<name>` (the shared grammars), each name at most GUEST_CAPS.nameChars. */
+/** `plugin:<name>`, `plugin:<name>/<stem>` or `lib:[<owner>__]<name>` (the shared grammars), each name within its bound. */
 function importable(specifier: string): boolean {
   const cap = GUEST_CAPS.nameChars;
   if (specifier.length > 2 * cap + 8) return false;
   const plugin = PLUGIN_SPECIFIER.exec(specifier);
   if (plugin) return plugin[1]!.length <= cap && (plugin[2] ?? "").length <= cap;
   const lib = LIB_SPECIFIER.exec(specifier);
-  return lib !== null && lib[1]!.length <= cap;
+  // The grammar bounds the owner (64); the tool name has its own bound, as on the host.
+  const name = lib?.[1]?.split(OWNER_SEPARATOR).at(-1);
+  return name !== undefined && name.length <= TOOL_NAME_MAX;
 }
 
 function shown(specifier: string): string {

@@ -108,3 +108,12 @@ test("the worker's own module limits hold for a shipped set: at most 64 modules,
   assertError(await runTool(pool, `import x from "lib:big"; export default () => x.length`, { modules: { "lib:big": huge }, hooks: { resolveModule: resolver(seen) } }), "MODULE_NOT_ALLOWED", /lib:big.*too large/);
   assert.deepEqual(seen, [], "every module came with the job");
 });
+
+test("a lib shared under the longest qualified name (64-character owner __ 64-character name) links; a longer name does not", async () => {
+  const longest = `lib:${"o".repeat(64)}__${"n".repeat(64)}`;
+  const seen: string[] = [];
+  assertOk(await runTool(pool, `import x from ${JSON.stringify(longest)}; export default () => x`, { modules: { [longest]: "export default 7;" }, hooks: { resolveModule: resolver(seen) } }));
+  const tooLong = `lib:${"o".repeat(64)}__${"n".repeat(65)}`;
+  assertError(await runTool(pool, `import x from ${JSON.stringify(tooLong)}; export default () => x`, { modules: { [tooLong]: "export default 7;" }, hooks: { resolveModule: resolver(seen) } }), "MODULE_NOT_ALLOWED", /is not allowed/);
+  assert.deepEqual(seen, []);
+});
