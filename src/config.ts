@@ -137,7 +137,7 @@ function pluginTables(value: unknown): PluginTables {
     if (table.enabled !== undefined && typeof table.enabled !== "boolean") {
       throw new KnotError("CONFIG_INVALID", `config: plugins.${name}.enabled must be true or false`, { where: `plugins.${name}.enabled` });
     }
-    // Handed to the plugin as request.config on every call: a bounded size keeps that cheap.
+    // Copied and frozen once per load, handed to every call and to its peers: kept small.
     const size = Buffer.byteLength(JSON.stringify(table), "utf8");
     if (size > MAX_PLUGIN_TABLE_BYTES) {
       throw new KnotError("CONFIG_INVALID", `config: [plugins.${name}] is ${size} bytes as JSON; a plugin's table is at most ${MAX_PLUGIN_TABLE_BYTES} bytes (64 KiB)`, { where: `plugins.${name}` });

@@ -9,6 +9,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { buildClientModules, type ClientModuleSet } from "../../client-modules/index.ts";
 import { PLUGIN_NAME } from "../../sandbox/guest/names.ts";
+import { deepFreeze } from "../deep-freeze.ts";
 import { KnotError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { silentLogger } from "../log.ts";
@@ -202,7 +203,9 @@ async function importCandidate(candidate: Candidate): Promise<LoadedPlugin | { p
     else problems.push({ code: "METADATA_INVALID", where: `${name}: ${key}.handler`, line, message: `plugin "${name}": ${key} handler "${handler}" (main.js line ${line}) is not an exported function of main.js${candidate.peers ? " nor a function of its peers" : ""}` });
   }
   if (problems.length > 0) return { problems };
-  return { name, dir: candidate.dir, manifest, config: Object.freeze(candidate.config), clientModules: candidate.clientModules, assets: candidate.assets, libs: candidate.libs, functions, peers: candidate.peers };
+  // The config frozen deep, once: a handler cannot change what the next call (or another handler) sees.
+  const config = deepFreeze(structuredClone(candidate.config));
+  return { name, dir: candidate.dir, manifest, config, clientModules: candidate.clientModules, assets: candidate.assets, libs: candidate.libs, functions, peers: candidate.peers };
 }
 
 /** Tool names are one namespace: in plugin-name order the first owner wins; a later plugin fails whole. */

@@ -11,7 +11,6 @@ import { assertPluginGate } from "../identity/plugin-gate.ts";
 import { toUserData, type Principal } from "../identity/principal.ts";
 import type { Logger } from "../log.ts";
 import { currentContext, runWithContext, type AssistantContext, type PluginCaller } from "./call-context.ts";
-import { deepFreeze } from "../store/sql/records.ts";
 import type { PluginRegistry, HandlerFunction, LoadedPlugin } from "./registry.ts";
 import { createToolState, isToolReturn, type ToolState } from "./tool-state.ts";
 
@@ -32,18 +31,6 @@ export interface PluginPool extends PluginCaller {
   dispatch(plugin: string, fn: string, input: DispatchInput): Promise<ToolResult>;
   /** Run any function of a loaded plugin (an MCP tool or page handler) after the caller's gate check. */
   invoke(plugin: LoadedPlugin, fn: HandlerFunction, path: string, input: DispatchInput): Promise<ToolResult>;
-}
-
-/**
- * A plugin's config as its handlers see it: one deep-frozen copy per loaded plugin, made on its
- * first call (a reload loads a new LoadedPlugin, so a changed config gets a new copy). Frozen, a
- * handler cannot change what the next call sees, as a copy per call ensured before, at no cost per call.
- */
-const configCopies = new WeakMap<LoadedPlugin, Readonly<Record<string, unknown>>>();
-function frozenConfig(plugin: LoadedPlugin): Readonly<Record<string, unknown>> {
-  let copy = configCopies.get(plugin);
-  if (copy === undefined) configCopies.set(plugin, (copy = deepFreeze(structuredClone(plugin.config) as Record<string, unknown>)));
-  return copy;
 }
 
 /** One handler invocation as observers (metrics, the debug log) see it. */
@@ -71,7 +58,7 @@ export function createPluginPool(registry: PluginRegistry, options: { deadlineMs
       const assistant = input.assistant !== undefined ? input.assistant : (currentContext()?.assistant ?? null);
       const request = Object.freeze({
         method: input.method, path, params: structuredClone(input.params),
-        config: frozenConfig(plugin), user: toUserData(input.principal),
+        config: plugin.config, user: toUserData(input.principal),
         assistant: assistant === null ? null : Object.freeze({ ...assistant }),
       });
       const context = { principal: input.principal, pool, tool, requestId: input.requestId ?? null, plugin: plugin.name, assistant };

@@ -12,7 +12,7 @@ import { auditColumnValues, storedAuditEntry, type StoredAuditEntry } from "../a
 import type { AuditEntry, AuditEntryInput, Store } from "../store.ts";
 import type { StoreContext } from "./context.ts";
 import { hashedAroundSeq } from "./audit-hash-parts.ts";
-import { deepFreeze } from "../sql/records.ts";
+import { deepFreeze } from "../../deep-freeze.ts";
 import { AUDIT_LOCK_CLASS } from "./locks.ts";
 import type { PgQueryable } from "./pg-driver.ts";
 

@@ -8,7 +8,8 @@
  */
 import type { ClaimedDelivery, Store } from "../store.ts";
 import type { StoreContext } from "./context.ts";
-import { deepFreeze, json, toDelivery, toUserTool } from "./records.ts";
+import { deepFreeze } from "../../deep-freeze.ts";
+import { json, toDelivery, toUserTool } from "./records.ts";
 
 type EventMethods = Pick<Store, "appendEvent" | "listSinks" | "claimDeliveries" | "settleDelivery" | "listDeliveries">;
 

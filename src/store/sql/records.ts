@@ -15,15 +15,8 @@ import type {
   UserToolRecord,
   UserToolVersion,
 } from "../store.ts";
+import { deepFreeze } from "../../deep-freeze.ts";
 import type { SqlRow } from "./sql-client.ts";
-
-export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const member of Object.values(value)) deepFreeze(member);
-  }
-  return value;
-}
 
 const text = (row: SqlRow, column: string): string => String(row[column]);
 const textOrNull = (row: SqlRow, column: string): string | null => (row[column] === null || row[column] === undefined ? null : String(row[column]));

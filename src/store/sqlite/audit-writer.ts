@@ -8,7 +8,7 @@
 import { Worker } from "node:worker_threads";
 import { KnotError } from "../../errors.ts";
 import type { AuditEntry, AuditEntryInput } from "../store.ts";
-import { deepFreeze } from "../sql/records.ts";
+import { deepFreeze } from "../../deep-freeze.ts";
 import type { Durability } from "./sqlite-driver.ts";
 
 export interface AuditWriterThread {

@@ -16,7 +16,7 @@ import { auditRowHashWithArgs, GENESIS_HASH } from "../audit-hash.ts";
 import { AUDIT_VALUE_COUNT, auditColumnValues, storedAuditEntry, type StoredAuditEntry } from "../audit-row.ts";
 import type { AuditEntry, AuditEntryInput, Store } from "../store.ts";
 import type { StoreContext } from "./context.ts";
-import { deepFreeze } from "../sql/records.ts";
+import { deepFreeze } from "../../deep-freeze.ts";
 
 type AuditMethods = Pick<Store, "appendAudit" | "appendAuditBatch">;
 
