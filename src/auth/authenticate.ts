@@ -9,6 +9,7 @@
 import type { Principal } from "../identity/principal.ts";
 import type { Store, TokenRecord } from "../store/store.ts";
 import { type LoopbackTokens } from "./loopback-tokens.ts";
+import { createMarkCache } from "../store/mark-cache.ts";
 import { hashSecret } from "./secrets.ts";
 
 /** Prefix of web-session secrets: they travel only in the HttpOnly session cookie. */
@@ -56,6 +57,8 @@ export interface ConnectionLookup {
   connectionFor(accessToken: string): Promise<TokenRecord | null>;
 }
 
+const MAX_CACHED_TOKENS = 1024;
+
 export function createAuthenticator(store: Store, loopback: LoopbackTokens, connections?: ConnectionLookup): Authenticator {
   const principalFor = async (userId: string, via: Principal["via"] = "cli"): Promise<Principal | null> => {
     const user = await store.getUser(userId);
@@ -68,17 +71,16 @@ export function createAuthenticator(store: Store, loopback: LoopbackTokens, conn
     const base = await principalFor(token.userId, "token");
     return base && { ...base, scopes: token.scopes, tokenId: token.id, ...(token.connection ? { clientName: token.connection.clientName } : {}) };
   };
-  const cache = createPrincipalCache(store);
+  // Token principals by secret hash: a revocation, grant or group change here or in another process moves the mark.
+  const cached = createMarkCache<{ token: TokenRecord; principal: Principal }>(store.changeMark?.bind(store), MAX_CACHED_TOKENS);
   const storedTokenPrincipal = async (secret: string): Promise<Principal | null> => {
     const hash = hashSecret(secret);
-    const cached = cache.get(hash);
-    if (cached) return livePrincipal(cached.token, cached.principal);
-    const mark = cache.mark();
-    const token = await store.findTokenByHash(hash);
-    if (!token) return null;
-    const principal = await livePrincipal(token);
-    if (principal) cache.set(hash, mark, token, principal);
-    return principal;
+    const entry = await cached(hash, async () => {
+      const token = await store.findTokenByHash(hash);
+      const principal = token && (await principalForToken(token));
+      return token && principal ? { token, principal } : null;
+    });
+    return entry && livePrincipal(entry.token, entry.principal);
   };
   /** The token's principal if the token may be used now (expiry is checked on every request, cached or not). */
   const livePrincipal = async (token: TokenRecord, known?: Principal): Promise<Principal | null> => {
@@ -120,32 +122,4 @@ export function bearerFrom(header: string | undefined): string | null {
   if (!header) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1] ?? null;
-}
-
-const MAX_CACHED_TOKENS = 1024;
-
-/**
- * Token principals by secret hash, each valid only while the store's change mark is what it was
- * when the entry was read (see Store.changeMark): any write to the store here — a revocation, a
- * grant, a group change — or a commit by another process (the CLI) empties it for the next request,
- * so a revocation takes effect at once. Without a change mark (PostgreSQL) nothing is cached.
- */
-function createPrincipalCache(store: Store) {
-  const entries = new Map<string, { mark: string; token: TokenRecord; principal: Principal }>();
-  const mark = (): string | null => store.changeMark?.() ?? null;
-  return {
-    mark,
-    get(hash: string) {
-      const entry = entries.get(hash);
-      if (!entry) return null;
-      if (entry.mark === mark()) return entry;
-      entries.delete(hash);
-      return null;
-    },
-    set(hash: string, at: string | null, token: TokenRecord, principal: Principal) {
-      if (at === null) return;
-      if (entries.size >= MAX_CACHED_TOKENS) entries.clear();
-      entries.set(hash, { mark: at, token, principal });
-    },
-  };
 }

@@ -22,6 +22,7 @@ import type { Principal } from "../identity/principal.ts";
 import type { PluginRegistry } from "../plugins/registry.ts";
 import type { UserToolRecord } from "../store/store.ts";
 import { callableName } from "../tools/tool-names.ts";
+import { createMarkCache } from "../store/mark-cache.ts";
 import type { UserToolsCatalog } from "../tools/user-tools.ts";
 import { pluginToolRefusal, userToolRefusal } from "./tool-gates.ts";
 import type { BootTool, CandidateTool, Refusal, Verdict } from "./tool-types.ts";
@@ -70,18 +71,9 @@ export function createToolResolver(deps: ResolverDeps): ToolResolver {
 
   // The list depends only on the user, their groups and the stored tools: a listing or call reuses
   // it until anything is written (the change mark moves; records are frozen, the array is not handed out).
-  const listed = new Map<string, { mark: string; tools: readonly UserToolRecord[] }>();
-  const userCandidates = async (principal: Principal): Promise<readonly UserToolRecord[]> => {
-    const mark = deps.changeMark?.();
-    if (mark === undefined) return readUserCandidates(principal);
-    const key = `${principal.user.id}\u0000${principal.groups.join("\u0000")}`;
-    const hit = listed.get(key);
-    if (hit?.mark === mark) return hit.tools;
-    const tools = await readUserCandidates(principal);
-    if (listed.size >= MAX_CACHED_LISTS) listed.clear();
-    listed.set(key, { mark, tools });
-    return tools;
-  };
+  const listed = createMarkCache<readonly UserToolRecord[]>(deps.changeMark, MAX_CACHED_LISTS);
+  const userCandidates = async (principal: Principal): Promise<readonly UserToolRecord[]> =>
+    (await listed(`${principal.user.id}\u0000${principal.groups.join("\u0000")}`, () => readUserCandidates(principal))) ?? [];
 
   const candidates = async (principal: Principal): Promise<CandidateTool[]> => [
     ...deps.boot.map((boot): CandidateTool => ({ kind: "boot", name: boot.name, boot })),
