@@ -125,7 +125,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   await mcp.startChangeBus();
   const retention = startAuditRetention(store, config.audit.retentionDays, logger);
   const routes: Route[] = [...visibilityRoutes(services, mcp), ...auditRoutes(services), ...coreRoutes(services), ...navigationRoutes(services), ...pluginRoutes(services), ...toolRoutes(services), ...webRoutes(services), ...sinkRoutes(services), ...consentRoutes(services, oauth), ...metricsRoutes(metrics),
-    ...mcpRoutes({ edge: mcp.http, challenge: oauth.challenge, maxBodyBytes: config.maxBodyBytes })];
+    ...mcpRoutes({ edge: mcp.http, challenge: oauth.challenge })];
   const drain = createDrain({
     // While draining, a running tool's loopback calls still reach their handlers so the run can finish.
     exempt: (req) => isLoopbackAddress(req.socket.remoteAddress) && loopbackTokens.lookup(bearerFrom(req.headers.authorization) ?? "") !== null,

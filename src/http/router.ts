@@ -34,8 +34,6 @@ interface RouteBase {
   /** One method, several, or `*` for any (the handler answers the methods it does not serve). */
   readonly method: string | readonly string[];
   readonly path: string;
-  /** Body limit of this route's requests, in bytes (default: the server's `maxBodyBytes`). */
-  readonly maxBodyBytes?: number;
   /** How this route's refusals are written (default: JSON `{ error, code }`). */
   readonly renderError?: ErrorRenderer;
   /** Long-lived requests (a notification stream) that a graceful shutdown does not wait for. */

@@ -96,7 +96,7 @@ async function handle(options: HttpServerOptions, req: IncomingMessage, res: Ser
     throw new KnotError("BAD_REQUEST", `method ${method} is not allowed on ${url.pathname}`);
   }
   const route: Route = matched.route;
-  const maxBodyBytes = route.maxBodyBytes ?? options.maxBodyBytes;
+  const { maxBodyBytes } = options;
   const base: PublicContext = {
     req, res, url, params: matched.params, requestId: ids.requestId,
     body: () => readBody(req, maxBodyBytes),
