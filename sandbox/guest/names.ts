@@ -11,6 +11,7 @@
  * Guest code tests them through captured intrinsics (`I.RegExpExec`), host code with `.test`.
  * The table test is test/name-grammars.test.ts; docs/plugins.md and docs/user-tools.md quote them.
  */
+import { GUEST_CAPS } from "./bindings.ts";
 
 const USER = "[A-Za-z0-9][A-Za-z0-9._-]{0,63}";
 const GROUP = "[a-z0-9][a-z0-9_-]{0,63}";
@@ -56,3 +57,15 @@ export const EVENT_TYPE_ID = /^[a-z][a-z0-9_]*$/;
 export const EVENT_TYPE = /^[a-z][a-z0-9_.-]{0,127}$/;
 /** A plugin event's type; group: the plugin. */
 export const PLUGIN_EVENT_TYPE = new RegExp(`^plugin\\.(${PLUGIN})\\.`);
+
+/**
+ * Why a knot:plugin call's target cannot be addressed, or null. Checked by the guest (with its own
+ * `exec`, safe from a poisoned RegExp.prototype) and again by the worker on what the guest sends.
+ */
+export function callTargetProblem(plugin: unknown, fn: unknown, exec: (pattern: RegExp, text: string) => unknown = (pattern, text) => pattern.exec(text)): string | null {
+  if (typeof plugin !== "string" || plugin.length > GUEST_CAPS.nameChars || exec(PLUGIN_NAME, plugin) === null) return "the plugin name must match [a-z0-9_-]+";
+  if (typeof fn !== "string" || fn === "" || fn === "." || fn === ".." || fn.length > GUEST_CAPS.nameChars || exec(HANDLER_NAME_FORBIDDEN, fn) !== null) {
+    return "the handler name must be non-empty and contain none of / ? & #";
+  }
+  return null;
+}

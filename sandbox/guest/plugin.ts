@@ -10,7 +10,7 @@
  */
 import { GUEST_CAPS } from "./bindings.ts";
 import { I } from "./intrinsics.ts";
-import { HANDLER_NAME_FORBIDDEN, PLUGIN_NAME } from "./names.ts";
+import { callTargetProblem } from "./names.ts";
 import { q, startCall } from "./runtime.ts";
 
 function reject(message: string): Promise<never> {
@@ -22,12 +22,8 @@ export interface CallOptions {
 }
 
 export function call(plugin: string, fn: string, params?: Record<string, unknown>, options?: CallOptions): Promise<unknown> {
-  if (typeof plugin !== "string" || plugin.length > GUEST_CAPS.nameChars || I.RegExpExec(PLUGIN_NAME, plugin) === null) {
-    return reject("the plugin name must match [a-z0-9_-]+");
-  }
-  if (typeof fn !== "string" || fn === "" || fn === "." || fn === ".." || fn.length > GUEST_CAPS.nameChars || I.RegExpExec(HANDLER_NAME_FORBIDDEN, fn) !== null) {
-    return reject("the handler name must be non-empty and contain none of / ? & #");
-  }
+  const problem = callTargetProblem(plugin, fn, I.RegExpExec);
+  if (problem !== null) return reject(problem);
   let method = "GET"; // as knot's, and as the in-process knot:plugin.call of plugin code (parity)
   if (options !== undefined && options !== null) {
     const asked = I.ObjectHasOwn(options, "method") ? (options as Record<string, unknown>).method : undefined;

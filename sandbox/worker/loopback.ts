@@ -6,8 +6,7 @@
  * for friendly errors; this one is the rule) and path segments are percent-encoded.
  */
 import { LOOPBACK_TOKEN_HEADER, PLUGIN_ROUTE_PREFIX, REQUEST_ID_HEADER, type LoopbackTarget } from "../protocol.ts";
-import { GUEST_CAPS } from "../guest/bindings.ts";
-import { HANDLER_NAME_FORBIDDEN, PLUGIN_NAME } from "../guest/names.ts";
+import { callTargetProblem } from "../guest/names.ts";
 import { sendHttp } from "./http-client.ts";
 
 export interface LoopbackRequest {
@@ -27,13 +26,11 @@ export function parseLoopbackRequest(text: string): LoopbackRequest | string {
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return "the request is not an object";
   const { plugin, fn, method, params } = value as Record<string, unknown>;
-  if (typeof plugin !== "string" || !PLUGIN_NAME.test(plugin) || plugin.length > GUEST_CAPS.nameChars) return "the plugin name must match [a-z0-9_-]+";
-  if (typeof fn !== "string" || fn === "" || fn === "." || fn === ".." || fn.length > GUEST_CAPS.nameChars || HANDLER_NAME_FORBIDDEN.test(fn)) {
-    return "the handler name must be non-empty and contain none of / ? & #";
-  }
+  const problem = callTargetProblem(plugin, fn);
+  if (problem !== null) return problem;
   if (method !== "GET" && method !== "POST") return 'the method must be "GET" or "POST"';
   if (typeof params !== "object" || params === null || Array.isArray(params)) return "params must be an object";
-  return { plugin, fn, method, params: params as Record<string, unknown> };
+  return { plugin: plugin as string, fn: fn as string, method, params: params as Record<string, unknown> };
 }
 
 export interface LoopbackCallOptions {

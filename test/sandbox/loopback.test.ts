@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { SandboxPool } from "../../sandbox/index.ts";
+import { parseLoopbackRequest } from "../../sandbox/worker/loopback.ts";
 import { assertError, assertOk, createTestPool, runTool, sentParams, startLoopbackServer, type LoopbackServer } from "./harness.ts";
 
 let pool: SandboxPool;
@@ -89,4 +90,21 @@ test("more calls than limits.loopbackCalls end the run with LOOPBACK_LIMIT, even
     export default async () => { for (let i = 0; i < 10; i++) { try { await call("metrics", "n" + i) } catch {} } return "kept going" }`;
   assertError(await runTool(pool, source, { loopback: server.target, limits: { loopbackCalls: 3 } }), "LOOPBACK_LIMIT", /more than 3/);
   assert.equal(server.calls.length - before, 3);
+});
+
+test("the worker re-checks every call the guest sends: a target the guest's own check would refuse is refused here too", () => {
+  const ok = parseLoopbackRequest(JSON.stringify({ plugin: "demo", fn: "echo_word", method: "POST", params: {} }));
+  assert.deepEqual(ok, { plugin: "demo", fn: "echo_word", method: "POST", params: {} });
+  const refusals: Array<[unknown, RegExp]> = [
+    [{ plugin: "../admin", fn: "x", method: "GET", params: {} }, /plugin name/],
+    [{ plugin: "a".repeat(129), fn: "x", method: "GET", params: {} }, /plugin name/],
+    [{ plugin: "demo", fn: "a/b", method: "GET", params: {} }, /handler name/],
+    [{ plugin: "demo", fn: "..", method: "GET", params: {} }, /handler name/],
+    [{ plugin: "demo", fn: "x?y=1", method: "GET", params: {} }, /handler name/],
+    [{ plugin: "demo", fn: "x", method: "DELETE", params: {} }, /method/],
+    [{ plugin: "demo", fn: "x", method: "GET", params: [] }, /params/],
+    [["not", "an", "object"], /not an object/],
+  ];
+  for (const [request, reason] of refusals) assert.match(String(parseLoopbackRequest(JSON.stringify(request))), reason);
+  assert.match(String(parseLoopbackRequest("{")), /not JSON/);
 });
