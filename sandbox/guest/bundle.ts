@@ -5,21 +5,22 @@
  * script leaves what the worker needs on one global; the worker reads it into the knot:* modules
  * and deletes it before any user code exists.
  */
-import * as prelude from "./prelude.ts";
+import "./prelude.ts"; // first: it locks the realm down before anything else of ours runs
 import * as tool from "./tool.ts";
 import * as identity from "./identity.ts";
 import * as plugin from "./plugin.ts";
 import * as runTool from "./run-tool.ts";
 import { GLOBAL_NAMES } from "./bindings.ts";
 import { I } from "./intrinsics.ts";
+import { begin, deliver, takeFinished } from "./runtime.ts";
 
 I.ObjectDefineProperty(globalThis, GLOBAL_NAMES.handoff, {
   value: I.ObjectFreeze({
     /** Module specifier → the module's exports (read once into a module by the worker). */
     modules: I.ObjectFreeze({ "knot:tool": tool, "knot:identity": identity, "knot:plugin": plugin, "knot-internal:run-tool": runTool }),
-    begin: prelude.begin,
-    deliver: prelude.deliver,
-    takeFinished: prelude.takeFinished,
+    begin,
+    deliver,
+    takeFinished,
   }),
   writable: false,
   enumerable: false,

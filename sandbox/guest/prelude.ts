@@ -30,6 +30,3 @@ I.ObjectDefineProperty(globalThis, GLOBAL_NAMES.dynamicImport, {
   enumerable: false,
   configurable: false,
 });
-
-/** For the worker only (it reads the prelude's namespace); no user module can import the prelude. */
-export { begin, deliver, takeFinished } from "./runtime.ts";

@@ -37,7 +37,7 @@ let job: JobData | undefined;
 let paramsText = "{}";
 let userText = "{}";
 
-/** Called by the worker only (through the prelude's namespace), once per context. */
+/** Called by the worker only (through the bundle's hand-off, see bundle.ts), once per context. */
 export function begin(jobText: unknown): string {
   if (job !== undefined || typeof jobText !== "string") return "refused";
   job = I.JSONParse(jobText) as JobData;

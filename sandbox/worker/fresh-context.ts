@@ -7,7 +7,7 @@
  * isolate-homes.ts) or disposed with its isolate.
  */
 import { forgetIsolate, installBindings, instantiateGuest, type GuestCode, type GuestInstance } from "./guest-code.ts";
-import { createIsolate, type Context, type Isolate, type Reference } from "./ivm.ts";
+import { createIsolate, type Context, type Isolate } from "./ivm.ts";
 
 export interface BindingFunctions {
   emit(kind: unknown, payload: unknown): string;
@@ -18,8 +18,6 @@ export interface FreshContext {
   readonly isolate: Isolate;
   readonly context: Context;
   readonly guest: GuestInstance;
-  /** The guest's deliver(id, payload) for answers to knot:plugin calls. */
-  readonly deliver: Reference;
   /** Points the bindings at the run and gives the guest the run's data (JSON). */
   begin(bindings: BindingFunctions, jobJson: string): void;
   /** Lets go of the context (and every reference into it); the isolate stays. */
@@ -61,7 +59,6 @@ export function prepareContext(isolate: Isolate, code: GuestCode): FreshContext 
       isolate,
       context,
       guest,
-      deliver: guest.deliver,
       begin(runBindings, jobJson) {
         if (begun) throw new Error("a prepared context serves one run only");
         begun = true;

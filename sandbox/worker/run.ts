@@ -212,7 +212,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     }).then((payload) => {
       callsPending -= 1;
       if (settled || fresh === undefined) return;
-      track(fresh.deliver.apply(undefined, [id, payload])).catch(onTaskError);
+      track(fresh.guest.deliver.apply(undefined, [id, payload])).catch(onTaskError);
     });
     return id;
   }

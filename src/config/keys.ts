@@ -1,5 +1,5 @@
 /**
- * The vocabulary of the config declaration (declaration.ts): one `Key` per TOML key, saying
+ * The vocabulary of the config declaration (CONFIG_KEYS in src/config.ts): one `Key` per TOML key, saying
  * where it lives in the file, its TOML type, its default, what it means (the README's key table
  * is generated from it), and how a present value is read. `ConfigOf` turns a tree of keys into
  * the config's TypeScript type, so the type, the defaults and the parser cannot drift apart.
@@ -8,7 +8,7 @@ import path from "node:path";
 import { KnotError } from "../errors.ts";
 import { isPostgresUrl } from "../store/postgres/url.ts";
 
-/** The TOML type a value must have before it is read (checked with the messages of check.ts). */
+/** The TOML type a value must have before it is read (checked with the messages of read-keys.ts). */
 export type TomlType = "string" | "number" | "boolean" | "string[]" | "table";
 
 export interface ReadContext {
