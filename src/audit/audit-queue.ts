@@ -1,5 +1,5 @@
 /**
- * Group commit for audit appends (issue 10 item 10, issue 13 "audit off the hot path").
+ * Group commit for audit rows (issue 10 item 10, issue 13 "audit off the hot path").
  *
  * Threat: every call appended its row in its own synced transaction on the event loop, so a burst
  * of calls (or a refused 4,000-message batch) stalled the whole server for seconds, and at 16
@@ -9,38 +9,59 @@
  * unchanged: `append` resolves only after the transaction holding its row has committed, and
  * callers answer their client only after that, so an acknowledged call's row survives SIGKILL.
  * If a batch fails, its rows are retried one by one so one bad row cannot lose the others.
+ *
+ * Two writers: the chain itself (`createAuditQueue`: each row resolves with its seq and hash),
+ * or, where the store has one, its audit inbox (`createAuditInboxQueue`, SQLite: a commit of one
+ * small page per batch; the rows join the chain a few ms later, see store/sqlite/audit-inbox.ts).
  */
 import type { AuditEntry, AuditEntryInput, Store } from "../store/store.ts";
 
 /** Rows per transaction: ~20 µs each to hash and insert, so a full batch is a few ms. */
 export const MAX_BATCH = 64;
 
-interface Waiting {
+interface Waiting<R> {
   readonly entry: AuditEntryInput;
-  resolve(row: AuditEntry): void;
+  resolve(row: R): void;
   reject(error: unknown): void;
 }
 
-export interface AuditQueue {
+export interface AuditQueue<R = AuditEntry> {
   /** Resolves once the row is committed; rejects when it could not be written. */
-  append(entry: AuditEntryInput): Promise<AuditEntry>;
+  append(entry: AuditEntryInput): Promise<R>;
   /** Resolves when everything queued so far is committed (or failed). */
   flushed(): Promise<void>;
   /** Rows waiting, for metrics. */
   readonly depth: number;
 }
 
+/** Appends to the chain: each row resolves with its place in it. */
 export function createAuditQueue(store: Pick<Store, "appendAudit" | "appendAuditBatch">, maxBatch = MAX_BATCH): AuditQueue {
-  const waiting: Waiting[] = [];
+  return createBatchQueue((entries) => store.appendAuditBatch(entries), (entry) => store.appendAudit(entry), maxBatch);
+}
+
+/** Commits to the store's audit inbox: each row resolves once it is as durable as an append. */
+export function createAuditInboxQueue(enqueue: NonNullable<Store["enqueueAudit"]>, maxBatch = MAX_BATCH): AuditQueue<void> {
+  return createBatchQueue(async (entries) => {
+    await enqueue(entries);
+    return entries.map(() => undefined);
+  }, (entry) => enqueue([entry]), maxBatch);
+}
+
+function createBatchQueue<R>(
+  writeBatch: (entries: readonly AuditEntryInput[]) => Promise<readonly R[]>,
+  writeOne: (entry: AuditEntryInput) => Promise<R>,
+  maxBatch: number,
+): AuditQueue<R> {
+  const waiting: Waiting<R>[] = [];
   let running: Promise<void> | null = null;
 
-  async function writeBatch(batch: Waiting[]): Promise<void> {
+  async function write(batch: Waiting<R>[]): Promise<void> {
     try {
-      const rows = await store.appendAuditBatch(batch.map((w) => w.entry));
+      const rows = await writeBatch(batch.map((w) => w.entry));
       batch.forEach((w, index) => w.resolve(rows[index]!));
     } catch {
       // One bad row must not cost the others theirs: retry each on its own.
-      for (const w of batch) await store.appendAudit(w.entry).then(w.resolve, w.reject);
+      for (const w of batch) await writeOne(w.entry).then(w.resolve, w.reject);
     }
   }
 
@@ -48,7 +69,7 @@ export function createAuditQueue(store: Pick<Store, "appendAudit" | "appendAudit
     // Let the calls of this turn of the event loop join the first batch.
     await new Promise<void>((resolve) => setImmediate(resolve));
     while (waiting.length > 0) {
-      await writeBatch(waiting.splice(0, maxBatch));
+      await write(waiting.splice(0, maxBatch));
       if (waiting.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     running = null;
@@ -56,7 +77,7 @@ export function createAuditQueue(store: Pick<Store, "appendAudit" | "appendAudit
 
   return {
     append(entry) {
-      return new Promise<AuditEntry>((resolve, reject) => {
+      return new Promise<R>((resolve, reject) => {
         waiting.push({ entry, resolve, reject });
         running ??= drain();
       });

@@ -256,6 +256,13 @@ export interface Store {
   /** Appends rows in order in one transaction (one commit): all of them, or none when it throws. */
   appendAuditBatch(entries: readonly AuditEntryInput[]): Promise<AuditEntry[]>;
   /**
+   * Accepts rows for the audit log without waiting for the chain: resolves once they are committed
+   * (as durable as an append) and they join the chain, in order, soon after; every audit read,
+   * prune and append of the store sees them first. SQLite with appends on its own connection
+   * (sqlite/audit-inbox.ts); where absent, callers append.
+   */
+  enqueueAudit?(entries: readonly AuditEntryInput[]): Promise<void>;
+  /**
    * Readies what the first audited call would otherwise wait for (SQLite: its writer thread and
    * connection, about a second on a busy machine), so that call is not slower than the rest.
    */

@@ -15,6 +15,7 @@ interface BackendParts {
   readonly appendAudit: Store["appendAudit"];
   readonly appendAuditBatch: Store["appendAuditBatch"];
   readonly prepareAudit?: Store["prepareAudit"];
+  readonly enqueueAudit?: Store["enqueueAudit"];
   readonly changeMark?: Store["changeMark"];
   /** Takes, inside `tx`, the lock the backend's audit appends take (see audit-queries.ts). */
   lockAuditChain(tx: SqlQueryable): Promise<void>;

@@ -18,12 +18,19 @@ import type { AuditEntry, AuditEntryInput, Store } from "../store.ts";
 import type { StoreContext } from "./context.ts";
 import { deepFreeze } from "../../deep-freeze.ts";
 
-type AuditMethods = Pick<Store, "appendAudit" | "appendAuditBatch">;
+export interface AuditMethods extends Pick<Store, "appendAudit" | "appendAuditBatch"> {
+  /**
+   * Appends the rows `take` reads inside the append's own write transaction, then runs `after`
+   * in that transaction too (the audit inbox reads its oldest rows and deletes them, so a row
+   * moves into the chain exactly once, whichever process moves it). Synchronous.
+   */
+  appendTaken(take: () => readonly StoredAuditEntry[], after: () => void): AuditEntry[];
+}
 
 const VALUES = Array.from({ length: AUDIT_VALUE_COUNT }, () => "?").join(", ");
 
 /** SQLite stores text as UTF-8, which cannot hold a lone surrogate: fix it before hashing, so the hash covers what is stored. */
-const normalize = (entry: AuditEntryInput): StoredAuditEntry => storedAuditEntry(entry, (text) => text.toWellFormed());
+export const normalize = (entry: AuditEntryInput): StoredAuditEntry => storedAuditEntry(entry, (text) => text.toWellFormed());
 
 interface ChainHead {
   readonly seq: number;
@@ -57,7 +64,7 @@ export function createAuditMethods({ db }: StoreContext): AuditMethods {
   }
 
   /** Appends the rows in one transaction of their own (or the caller's, if one is open: then nothing is remembered). */
-  function appendAll(rows: readonly StoredAuditEntry[]): AuditEntry[] {
+  function appendAll(take: () => readonly StoredAuditEntry[], after?: () => void): AuditEntry[] {
     const own = !db.inTransaction();
     let committed: { head: ChainHead; mark: string } | null = null;
     const cached = known;
@@ -65,11 +72,12 @@ export function createAuditMethods({ db }: StoreContext): AuditMethods {
     const appended = db.appendOnlyTransaction(() => {
       const mark = db.changeMark();
       let head = own && cached?.mark === mark ? cached.head : storedHead();
-      const result = rows.map((stored) => {
+      const result = take().map((stored) => {
         const row = append(head, stored);
         head = { seq: row.seq, hash: row.hash };
         return row;
       });
+      after?.();
       committed = { head, mark };
       return result;
     });
@@ -80,11 +88,14 @@ export function createAuditMethods({ db }: StoreContext): AuditMethods {
   return {
     async appendAudit(input) {
       const stored = normalize(input);
-      return appendAll([stored])[0]!;
+      return appendAll(() => [stored])[0]!;
     },
 
     async appendAuditBatch(inputs) {
-      return appendAll(inputs.map(normalize));
+      const stored = inputs.map(normalize);
+      return appendAll(() => stored);
     },
+
+    appendTaken: appendAll,
   };
 }

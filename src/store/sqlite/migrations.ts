@@ -213,4 +213,18 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       CREATE INDEX user_tools_sinks ON user_tools (created_at, id) WHERE sink_events IS NOT NULL;
     `,
   },
+  {
+    version: 8,
+    name: "audit inbox",
+    // Audit rows accepted but not yet in the chain (audit-inbox.ts): the commit of a row
+    // here is what acknowledges a call; rows move into \`audit\` (hashed, indexed) in batches soon
+    // after, oldest first, each exactly once. No index and no AUTOINCREMENT: one page per commit.
+    sql: `
+      CREATE TABLE audit_inbox (
+        id INTEGER PRIMARY KEY,
+        entry TEXT NOT NULL,
+        args TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ]);

@@ -15,7 +15,7 @@ import { KnotError } from "../../errors.ts";
 import type { Dialect, SqlClient, SqlQueryable, SqlValue } from "../sql/sql-client.ts";
 import { isForeignKeyViolation, isUniqueViolation, MEMORY, type Db, type SqlValue as SqliteValue } from "./sqlite-driver.ts";
 
-interface SqliteClient extends SqlClient {
+export interface SqliteClient extends SqlClient {
   /** Runs synchronous work on the raw connection in its turn (migrations, the audit append). */
   exclusive<T>(work: (db: Db) => T | Promise<T>): Promise<T>;
   /** Lets go of the file's turns (the caller closes the connection). */

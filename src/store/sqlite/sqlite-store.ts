@@ -2,6 +2,7 @@
 import type { AuditEntryInput, Store } from "../store.ts";
 import { createSqlStore } from "../sql/sql-store.ts";
 import { createAuditMethods } from "./audit.ts";
+import { createAuditInbox } from "./audit-inbox.ts";
 import { createAuditWriterThread, type AuditWriterThread } from "./audit-writer.ts";
 import { migrate } from "./migrate.ts";
 import { createSqliteClient } from "./sqlite-client.ts";
@@ -48,17 +49,26 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
   const checkpoints = durability === "normal" && thread ? startCheckpoints(db, thread) : null;
   // Appends on this connection wait for the client's open transaction: they must not join it.
   const audit = createAuditMethods({ db, now });
-  return createSqlStore(
+  // Rows a killed process left in the inbox move now; every read of the audit log moves the rest first.
+  const inbox = createAuditInbox(db, client, audit, () => checkpoints?.wrote());
+  await inbox.drain();
+  const shared = createSqlStore(
     { client, now },
     {
-      appendAudit: (entry) => client.exclusive(() => audit.appendAudit(entry)),
-      appendAuditBatch: auditWriter
-        ? (entries: readonly AuditEntryInput[]) => auditWriter.appendBatch(entries)
-        : async (entries) => {
-          const rows = await client.exclusive(() => audit.appendAuditBatch(entries));
-          checkpoints?.wrote();
-          return rows;
-        },
+      appendAudit: async (entry) => {
+        await inbox.drain(); // rows acknowledged earlier come first in the chain
+        return client.exclusive(() => audit.appendAudit(entry));
+      },
+      appendAuditBatch: async (entries) => {
+        await inbox.drain();
+        if (auditWriter) return auditWriter.appendBatch(entries);
+        const rows = await client.exclusive(() => audit.appendAuditBatch(entries));
+        checkpoints?.wrote();
+        return rows;
+      },
+      // Only where appends commit on this connection anyway ("normal", or in memory): with "full"
+      // an acknowledgement waits for an fsync, which the writer thread keeps off the event loop.
+      ...(auditWriter ? {} : { enqueueAudit: (entries: readonly AuditEntryInput[]) => inbox.enqueue(entries) }),
       async prepareAudit() {
         await thread?.appendBatch([]); // an empty batch: starts the thread and opens its connection
       },
@@ -66,6 +76,8 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
       // BEGIN IMMEDIATE (the client's transactions) already excludes every other appender.
       lockAuditChain: async () => {},
       async close() {
+        inbox.stop();
+        await inbox.drain().catch(() => {}); // what cannot move now stays for the next store to open the file
         checkpoints?.stop();
         await thread?.close();
         await client.exclusive(() => undefined); // lets an open transaction finish first
@@ -74,6 +86,21 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
       },
     },
   );
+  return Object.freeze({
+    ...shared,
+    queryAudit: async (query) => {
+      await inbox.drain();
+      return shared.queryAudit(query);
+    },
+    async *iterateAudit() {
+      await inbox.drain();
+      yield* shared.iterateAudit();
+    },
+    pruneAudit: async (olderThan) => {
+      await inbox.drain();
+      return shared.pruneAudit(olderThan);
+    },
+  } satisfies Store);
 }
 
 const CHECKPOINT_EVERY_MS = 1_000;

@@ -1,0 +1,107 @@
+/**
+ * The audit inbox (issue 13 "audit off the hot path"): how a call's audit row is acknowledged
+ * without waiting for the chain. Appending to the chain costs a read of the head, a hash and four
+ * B-tree pages (the table, three indexes) per commit, on the event loop. A call instead waits
+ * only for its row's commit into `audit_inbox` (one page, no index). Rows move from there into
+ * `audit` in batches a few milliseconds later: each batch is one write transaction that reads
+ * the oldest rows, appends them to the chain and deletes them, so a row enters the chain once, in
+ * order, whichever process or instance on the file moves it.
+ *
+ * Durability is what it was: a row is acknowledged after a commit (WAL, `synchronous=NORMAL` on
+ * this connection: it survives SIGKILL, see sqlite-driver.ts), and a row left in the inbox by a
+ * killed process is moved by the next store that opens the file. Readers see every acknowledged
+ * row: the store moves what is in the inbox before it reads, prunes or appends the audit log.
+ */
+import type { AuditEntryInput } from "../store.ts";
+import type { StoredAuditEntry } from "../audit-row.ts";
+import { normalize, type AuditMethods } from "./audit.ts";
+import type { SqliteClient } from "./sqlite-client.ts";
+import type { Db } from "./sqlite-driver.ts";
+
+/** How long a row may wait in the inbox, so the rows of several calls move in one transaction. */
+export const INBOX_DELAY_MS = 5;
+/** Rows per move transaction: one move holds the event loop for a few ms at most. */
+const MOVE_BATCH = 128;
+/** After a failed move (the file busy past the timeout, a full disk), when to try again: nothing is lost meanwhile. */
+const RETRY_MS = 1_000;
+
+export interface AuditInbox {
+  /** Commits the rows to the inbox (normalised as the chain stores them); they move into the chain soon after. */
+  enqueue(entries: readonly AuditEntryInput[]): Promise<void>;
+  /** Moves every row in the inbox into the chain now (before a read, a prune or a direct append). */
+  drain(): Promise<void>;
+  /** Rows this store put in the inbox that have not moved yet (approximate when others share the file). */
+  readonly waiting: number;
+  /** Stops the timer; call `drain` first to move what is left. */
+  stop(): void;
+}
+
+const INSERT = "INSERT INTO audit_inbox (entry, args) VALUES (?, ?)";
+const OLDEST = "SELECT id, entry, args FROM audit_inbox ORDER BY id LIMIT ?";
+
+export function createAuditInbox(db: Db, client: SqliteClient, audit: Pick<AuditMethods, "appendTaken">, onCommit: () => void): AuditInbox {
+  let timer: NodeJS.Timeout | null = null;
+  let waiting = 0;
+  let stopped = false;
+
+  /** Moves up to MOVE_BATCH rows in one transaction; whether the inbox may hold more. */
+  function moveBatch(): boolean {
+    let taken = 0;
+    let lastId = 0;
+    audit.appendTaken(() => {
+      const rows = db.all(OLDEST, MOVE_BATCH);
+      taken = rows.length;
+      lastId = taken > 0 ? Number(rows[taken - 1]!.id) : 0;
+      return rows.map((row): StoredAuditEntry => {
+        const argsJson = String(row.args);
+        return { argsJson, entry: { ...(JSON.parse(String(row.entry)) as Omit<AuditEntryInput, "args">), args: JSON.parse(argsJson) } };
+      });
+    }, () => {
+      if (taken > 0) db.run("DELETE FROM audit_inbox WHERE id <= ?", lastId);
+    });
+    waiting = Math.max(0, waiting - taken);
+    if (taken > 0) onCommit();
+    return taken === MOVE_BATCH;
+  }
+
+  function schedule(delayMs: number) {
+    if (timer || stopped) return;
+    timer = setTimeout(() => {
+      timer = null;
+      void client.exclusive(() => moveBatch()).then(
+        (more) => {
+          if (more || waiting > 0) schedule(0); // the loop gets a turn between batches
+        },
+        () => schedule(RETRY_MS), // the rows stay in the inbox; the next move takes them
+      );
+    }, delayMs);
+    timer.unref(); // a store that is never closed leaves its rows for the next one that opens the file
+  }
+
+  return {
+    async enqueue(entries) {
+      const stored = entries.map(normalize);
+      await client.exclusive(() => db.appendOnlyTransaction(() => {
+        for (const { entry, argsJson } of stored) db.run(INSERT, JSON.stringify({ ...entry, args: undefined }), argsJson);
+      }));
+      waiting += stored.length;
+      onCommit();
+      schedule(INBOX_DELAY_MS);
+    },
+    async drain() {
+      await client.exclusive(() => {
+        // An empty inbox costs one read, not a write transaction.
+        if (db.get("SELECT 1 AS found FROM audit_inbox LIMIT 1") === undefined) return;
+        while (moveBatch());
+      });
+    },
+    get waiting() {
+      return waiting;
+    },
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * The SQLite audit inbox (src/store/sqlite/audit-inbox.ts): a call's row is acknowledged once it
+ * is committed to `audit_inbox`, and joins the chain a few ms later, in order, exactly once,
+ * whichever store on the file moves it. Every read of the audit log sees every acknowledged row.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { test } from "node:test";
+import { createAuditInboxQueue } from "../../src/audit/audit-queue.ts";
+import { verifyAuditChain } from "../../src/store/audit-hash.ts";
+import { INBOX_DELAY_MS } from "../../src/store/sqlite/audit-inbox.ts";
+import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
+import type { AuditEntryInput, Store } from "../../src/store/store.ts";
+import { tempDir } from "../helpers/fixtures.ts";
+
+const entry = (tool: string, args: unknown = { text: "x" }): AuditEntryInput => ({
+  at: new Date().toISOString(), userId: "u1", tokenId: null, client: null, surface: "mcp", tool,
+  args, outcome: "ok", durationMs: 1, summary: null, requestId: `r-${tool}`,
+});
+
+const count = (path: string, table: string) => {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    return Number(db.prepare(`SELECT count(*) AS n FROM ${table}`).get()!.n);
+  } finally {
+    db.close();
+  }
+};
+
+async function openAt(path: string): Promise<Store & { enqueueAudit: NonNullable<Store["enqueueAudit"]> }> {
+  const store = await createSqliteStore({ path, durability: "normal" });
+  assert.ok(store.enqueueAudit, "a normal-durability SQLite store accepts rows into its inbox");
+  return store as Store & { enqueueAudit: NonNullable<Store["enqueueAudit"]> };
+}
+
+test("an acknowledged row is committed before it is in the chain, every read sees it, and the chain verifies", async () => {
+  const path = join(tempDir(), "knot.db");
+  const store = await openAt(path);
+  try {
+    const mark = store.changeMark!();
+    await store.enqueueAudit([entry("first"), entry("second", { secret: "masked:abc", nested: { list: [1, "two"] } })]);
+    // Acknowledged: committed where another connection sees it, though not yet moved.
+    assert.equal(count(path, "audit_inbox") + count(path, "audit"), 2);
+    const rows = await store.queryAudit({});
+    assert.deepEqual(rows.map((row) => row.tool), ["second", "first"]);
+    assert.deepEqual(rows[0]!.args, { secret: "masked:abc", nested: { list: [1, "two"] } });
+    assert.equal(count(path, "audit_inbox"), 0, "a read moved the inbox into the chain");
+    assert.equal(store.changeMark!(), mark, "accepting and moving audit rows left the caches' change mark alone");
+    assert.deepEqual(await verifyAuditChain(store.iterateAudit()), { ok: true, rows: 2 });
+  } finally {
+    await store.close();
+  }
+});
+
+test("rows move into the chain by themselves soon after, without a read", async () => {
+  const path = join(tempDir(), "knot.db");
+  const store = await openAt(path);
+  try {
+    const queue = createAuditInboxQueue(store.enqueueAudit);
+    await Promise.all(Array.from({ length: 300 }, (_, i) => queue.append(entry(`t${i}`))));
+    for (let waited = 0; count(path, "audit_inbox") > 0 && waited < 5_000; waited += INBOX_DELAY_MS) {
+      await new Promise((resolve) => setTimeout(resolve, INBOX_DELAY_MS));
+    }
+    assert.equal(count(path, "audit_inbox"), 0);
+    assert.equal(count(path, "audit"), 300);
+  } finally {
+    await store.close();
+  }
+});
+
+test("the chain keeps the order rows were acknowledged in, also around direct appends", async () => {
+  const path = join(tempDir(), "knot.db");
+  const store = await openAt(path);
+  try {
+    await store.enqueueAudit([entry("a"), entry("b")]);
+    const direct = await store.appendAudit(entry("c"));
+    assert.equal(direct.seq, 3, "the direct append came after the rows waiting in the inbox");
+    await store.enqueueAudit([entry("d")]);
+    await store.appendAuditBatch([entry("e")]);
+    assert.deepEqual((await store.queryAudit({})).map((row) => row.tool).reverse(), ["a", "b", "c", "d", "e"]);
+  } finally {
+    await store.close();
+  }
+});
+
+test("two stores on one file, both accepting and moving at once: each row enters the chain exactly once", async () => {
+  const path = join(tempDir(), "knot.db");
+  const stores = [await openAt(path), await openAt(path)];
+  try {
+    const queues = stores.map((store) => createAuditInboxQueue(store.enqueueAudit));
+    await Promise.all(Array.from({ length: 400 }, (_, i) => queues[i % 2]!.append(entry(`s${i}`))));
+    const reads = await Promise.all([stores[0]!.queryAudit({ limit: 1000 }), stores[1]!.queryAudit({ limit: 1000 })]);
+    for (const rows of reads) assert.equal(rows.length, 400);
+    assert.equal(new Set(reads[0]!.map((row) => row.tool)).size, 400, "no row twice");
+    assert.deepEqual(await verifyAuditChain(stores[0]!.iterateAudit()), { ok: true, rows: 400 });
+  } finally {
+    await Promise.all(stores.map((store) => store.close()));
+  }
+});
+
+test("rows a SIGKILLed process acknowledged are moved into the chain by the next store to open the file", async () => {
+  const path = join(tempDir(), "knot.db");
+  // The child acknowledges 50 rows, then kills itself before its inbox timer can move them.
+  const child = spawnSync(process.execPath, ["--no-node-snapshot", "--disable-warning=ExperimentalWarning", "--input-type=module", "-e", `
+    const { createSqliteStore } = await import(${JSON.stringify(new URL("../../src/store/sqlite/sqlite-store.ts", import.meta.url).href)});
+    const store = await createSqliteStore({ path: ${JSON.stringify(path)}, durability: "normal" });
+    const rows = Array.from({ length: 50 }, (_, i) => ({ at: new Date().toISOString(), userId: "u1", tokenId: null, client: null,
+      surface: "mcp", tool: "killed-" + i, args: { i }, outcome: "ok", durationMs: 1, summary: null, requestId: null }));
+    await store.enqueueAudit(rows);
+    process.stdout.write("acknowledged\\n");
+    process.kill(process.pid, "SIGKILL");
+  `], { encoding: "utf8" });
+  assert.equal(child.signal, "SIGKILL", child.stderr);
+  assert.match(child.stdout, /acknowledged/);
+  assert.equal(count(path, "audit_inbox"), 50, "the killed process left its acknowledged rows in the inbox");
+  const store = await openAt(path);
+  try {
+    assert.equal(count(path, "audit_inbox"), 0, "opening the store moved them");
+    assert.deepEqual((await store.queryAudit({ limit: 1000 })).map((row) => row.tool).reverse(), Array.from({ length: 50 }, (_, i) => `killed-${i}`));
+    assert.deepEqual(await verifyAuditChain(store.iterateAudit()), { ok: true, rows: 50 });
+  } finally {
+    await store.close();
+  }
+});
+
+test("a row the chain cannot hold is refused when it is offered, and costs the rest of its batch nothing", async () => {
+  const path = join(tempDir(), "knot.db");
+  const store = await openAt(path);
+  try {
+    const queue = createAuditInboxQueue(store.enqueueAudit);
+    const results = await Promise.allSettled([
+      queue.append(entry("good-1")),
+      queue.append({ ...entry("bad"), durationMs: Number.NaN }),
+      queue.append(entry("good-2")),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
+    assert.deepEqual((await store.queryAudit({})).map((r) => r.tool).sort(), ["good-1", "good-2"]);
+  } finally {
+    await store.close();
+  }
+});
+
+test("with durability \"full\" rows are appended (and fsynced) before they are acknowledged: no inbox", async () => {
+  const store = await createSqliteStore({ path: join(tempDir(), "knot.db"), durability: "full" });
+  try {
+    assert.equal(store.enqueueAudit, undefined);
+  } finally {
+    await store.close();
+  }
+});
