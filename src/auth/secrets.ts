@@ -7,7 +7,7 @@
  * store find a token by the hash of what was presented (one indexed lookup) instead of trying every
  * token, and keeps authentication cheap on every request. Never use it for passwords.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 
 export const SECRET_BYTES = 32;
 
@@ -21,7 +21,7 @@ export function mintSecret(prefix = "kt_"): string {
 
 /** The hex SHA-256 of a secret: what the store keeps and looks tokens up by. */
 export function hashSecret(secret: string): string {
-  return createHash("sha256").update(secret, "utf8").digest("hex");
+  return hash("sha256", secret, "hex"); // one-shot: a third of createHash's cost, on every request
 }
 
 /**

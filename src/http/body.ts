@@ -2,18 +2,37 @@ import type { IncomingMessage } from "node:http";
 import { KnotError } from "../errors.ts";
 import { assertJsonDepth } from "../validation/json-depth.ts";
 
-/** Reads the whole body, refusing (413) as soon as it passes `maxBytes`, without buffering more. */
-export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/**
+ * Reads the whole body, refusing (413) as soon as it passes `maxBytes`, without buffering more
+ * (reading stops there). Plain `data`/`end`
+ * listeners rather than the stream's async iterator: this runs on every POST, and the iterator's
+ * promise machinery cost ~20 µs of a ~1 ms MCP call.
+ */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > maxBytes) throw tooLarge(maxBytes);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw tooLarge(maxBytes);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+  if (declared > maxBytes) return Promise.reject(tooLarge(maxBytes));
+  // Read already (a second read of one request): nothing is left, as the iterator would say.
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  if (req.destroyed) return Promise.reject(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (error: Error | null) => {
+      req.off("data", onData).off("end", onEnd).off("error", settle).off("close", onClose);
+      if (error) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) return void chunks.push(chunk);
+      settle(tooLarge(maxBytes));
+      req.pause(); // read no more; the 413 closes the connection
+    };
+    const onEnd = () => settle(null);
+    // Closed before the end: the client went away mid-body.
+    const onClose = () => settle(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
+    req.on("data", onData).on("end", onEnd).on("error", settle).on("close", onClose);
+  });
 }
 
 function tooLarge(maxBytes: number): KnotError {
