@@ -32,6 +32,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     // Closed before the end: the client went away mid-body.
     const onClose = () => settle(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
     req.on("data", onData).on("end", onEnd).on("error", settle).on("close", onClose);
+    req.resume(); // a "data" listener does not restart a stream someone paused; the iterator did
   });
 }
 

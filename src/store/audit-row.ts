@@ -40,6 +40,8 @@ export function storedAuditEntry(entry: AuditEntryInput, storable: (text: string
 
 /** The number of values `auditColumnValues` returns. */
 export const AUDIT_VALUE_COUNT = 12;
+/** The columns `auditColumnValues` fills, in its order (the audit table's and SQLite's audit inbox's). */
+export const AUDIT_COLUMNS = "at, user_id, token_id, client, surface, tool, args, outcome, duration_ms, summary, request_id, client_request_id";
 
 /** Values for the columns at, user_id, token_id, client, surface, tool, args, outcome, duration_ms, summary, request_id, client_request_id. */
 export function auditColumnValues({ entry, argsJson }: StoredAuditEntry): (string | number | null)[] {

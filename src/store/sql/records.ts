@@ -6,6 +6,7 @@
  */
 import type {
   AuditEntry,
+  AuditEntryInput,
   DeliveryRecord,
   DeliveryStatus,
   TokenRecord,
@@ -111,8 +112,12 @@ export function toDelivery(row: SqlRow): DeliveryRecord {
 }
 
 export function toAuditEntry(row: SqlRow): AuditEntry {
-  return deepFreeze({
-    seq: number(row, "seq"),
+  return deepFreeze({ seq: number(row, "seq"), ...toAuditEntryInput(row), prevHash: text(row, "prev_hash"), hash: text(row, "hash") });
+}
+
+/** The row's own fields, without its place in the chain (an audit row, or one waiting in SQLite's inbox). */
+export function toAuditEntryInput(row: SqlRow): AuditEntryInput {
+  return {
     at: text(row, "at"),
     userId: textOrNull(row, "user_id"),
     tokenId: textOrNull(row, "token_id"),
@@ -125,7 +130,5 @@ export function toAuditEntry(row: SqlRow): AuditEntry {
     summary: textOrNull(row, "summary"),
     requestId: textOrNull(row, "request_id"),
     ...(row.client_request_id === null || row.client_request_id === undefined ? {} : { clientRequestId: String(row.client_request_id) }),
-    prevHash: text(row, "prev_hash"),
-    hash: text(row, "hash"),
-  });
+  };
 }

@@ -13,10 +13,11 @@
  * row: the store moves what is in the inbox before it reads, prunes or appends the audit log.
  */
 import type { AuditEntryInput } from "../store.ts";
-import type { StoredAuditEntry } from "../audit-row.ts";
-import { normalize, type AuditMethods } from "./audit.ts";
+import { AUDIT_COLUMNS, auditColumnValues, type StoredAuditEntry } from "../audit-row.ts";
+import { toAuditEntryInput } from "../sql/records.ts";
+import { normalize, VALUES, type AuditMethods } from "./audit.ts";
 import type { SqliteClient } from "./sqlite-client.ts";
-import type { Db } from "./sqlite-driver.ts";
+import type { Db, SqlRow } from "./sqlite-driver.ts";
 
 /** How long a row may wait in the inbox, so the rows of several calls move in one transaction. */
 export const INBOX_DELAY_MS = 5;
@@ -30,18 +31,20 @@ export interface AuditInbox {
   enqueue(entries: readonly AuditEntryInput[]): Promise<void>;
   /** Moves every row in the inbox into the chain now (before a read, a prune or a direct append). */
   drain(): Promise<void>;
-  /** Rows this store put in the inbox that have not moved yet (approximate when others share the file). */
-  readonly waiting: number;
   /** Stops the timer; call `drain` first to move what is left. */
   stop(): void;
 }
 
-const INSERT = "INSERT INTO audit_inbox (entry, args) VALUES (?, ?)";
-const OLDEST = "SELECT id, entry, args FROM audit_inbox ORDER BY id LIMIT ?";
+const INSERT = `INSERT INTO audit_inbox (${AUDIT_COLUMNS}) VALUES (${VALUES})`;
+const OLDEST = "SELECT * FROM audit_inbox ORDER BY id LIMIT ?";
+
+/** A waiting row as the chain appends it: the stored text as it is (normalised when it was offered). */
+function storedRow(row: SqlRow): StoredAuditEntry {
+  return { entry: toAuditEntryInput(row), argsJson: String(row.args) };
+}
 
 export function createAuditInbox(db: Db, client: SqliteClient, audit: Pick<AuditMethods, "appendTaken">, onCommit: () => void): AuditInbox {
   let timer: NodeJS.Timeout | null = null;
-  let waiting = 0;
   let stopped = false;
 
   /** Moves up to MOVE_BATCH rows in one transaction; whether the inbox may hold more. */
@@ -52,14 +55,10 @@ export function createAuditInbox(db: Db, client: SqliteClient, audit: Pick<Audit
       const rows = db.all(OLDEST, MOVE_BATCH);
       taken = rows.length;
       lastId = taken > 0 ? Number(rows[taken - 1]!.id) : 0;
-      return rows.map((row): StoredAuditEntry => {
-        const argsJson = String(row.args);
-        return { argsJson, entry: { ...(JSON.parse(String(row.entry)) as Omit<AuditEntryInput, "args">), args: JSON.parse(argsJson) } };
-      });
+      return rows.map(storedRow);
     }, () => {
       if (taken > 0) db.run("DELETE FROM audit_inbox WHERE id <= ?", lastId);
     });
-    waiting = Math.max(0, waiting - taken);
     if (taken > 0) onCommit();
     return taken === MOVE_BATCH;
   }
@@ -68,10 +67,10 @@ export function createAuditInbox(db: Db, client: SqliteClient, audit: Pick<Audit
     if (timer || stopped) return;
     timer = setTimeout(() => {
       timer = null;
+      // A batch short of full emptied the inbox in its own transaction (rows another store moved
+      // first included): the next enqueue schedules the next move.
       void client.exclusive(() => moveBatch()).then(
-        (more) => {
-          if (more || waiting > 0) schedule(0); // the loop gets a turn between batches
-        },
+        (more) => void (more && schedule(0)), // the loop gets a turn between batches
         () => schedule(RETRY_MS), // the rows stay in the inbox; the next move takes them
       );
     }, delayMs);
@@ -82,9 +81,8 @@ export function createAuditInbox(db: Db, client: SqliteClient, audit: Pick<Audit
     async enqueue(entries) {
       const stored = entries.map(normalize);
       await client.exclusive(() => db.appendOnlyTransaction(() => {
-        for (const { entry, argsJson } of stored) db.run(INSERT, JSON.stringify({ ...entry, args: undefined }), argsJson);
+        for (const row of stored) db.run(INSERT, ...auditColumnValues(row));
       }));
-      waiting += stored.length;
       onCommit();
       schedule(INBOX_DELAY_MS);
     },
@@ -94,9 +92,6 @@ export function createAuditInbox(db: Db, client: SqliteClient, audit: Pick<Audit
         if (db.get("SELECT 1 AS found FROM audit_inbox LIMIT 1") === undefined) return;
         while (moveBatch());
       });
-    },
-    get waiting() {
-      return waiting;
     },
     stop() {
       stopped = true;

@@ -13,7 +13,7 @@
  * It is set only once the transaction holding its row has committed.
  */
 import { auditRowHashWithArgs, GENESIS_HASH } from "../audit-hash.ts";
-import { AUDIT_VALUE_COUNT, auditColumnValues, storedAuditEntry, type StoredAuditEntry } from "../audit-row.ts";
+import { AUDIT_COLUMNS, AUDIT_VALUE_COUNT, auditColumnValues, storedAuditEntry, type StoredAuditEntry } from "../audit-row.ts";
 import type { AuditEntry, AuditEntryInput, Store } from "../store.ts";
 import type { StoreContext } from "./context.ts";
 import { deepFreeze } from "../../deep-freeze.ts";
@@ -27,7 +27,7 @@ export interface AuditMethods extends Pick<Store, "appendAudit" | "appendAuditBa
   appendTaken(take: () => readonly StoredAuditEntry[], after: () => void): AuditEntry[];
 }
 
-const VALUES = Array.from({ length: AUDIT_VALUE_COUNT }, () => "?").join(", ");
+export const VALUES = Array.from({ length: AUDIT_VALUE_COUNT }, () => "?").join(", ");
 
 /** SQLite stores text as UTF-8, which cannot hold a lone surrogate: fix it before hashing, so the hash covers what is stored. */
 export const normalize = (entry: AuditEntryInput): StoredAuditEntry => storedAuditEntry(entry, (text) => text.toWellFormed());
@@ -53,8 +53,7 @@ export function createAuditMethods({ db }: StoreContext): AuditMethods {
     const seq = head.seq + 1;
     const hash = auditRowHashWithArgs(head.hash, { ...entry, seq }, stored.argsJson);
     db.run(
-      `INSERT INTO audit (seq, at, user_id, token_id, client, surface, tool, args, outcome, duration_ms, summary, request_id, client_request_id, prev_hash, hash)
-       VALUES (?, ${VALUES}, ?, ?)`,
+      `INSERT INTO audit (seq, ${AUDIT_COLUMNS}, prev_hash, hash) VALUES (?, ${VALUES}, ?, ?)`,
       seq,
       ...auditColumnValues(stored),
       head.hash,

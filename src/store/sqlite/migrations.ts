@@ -218,12 +218,23 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
     name: "audit inbox",
     // Audit rows accepted but not yet in the chain (audit-inbox.ts): the commit of a row
     // here is what acknowledges a call; rows move into \`audit\` (hashed, indexed) in batches soon
-    // after, oldest first, each exactly once. No index and no AUTOINCREMENT: one page per commit.
+    // after, oldest first, each exactly once. The audit table's columns and checks, so a row the
+    // chain would refuse is refused when it is offered; no index, no AUTOINCREMENT: one page per commit.
     sql: `
       CREATE TABLE audit_inbox (
         id INTEGER PRIMARY KEY,
-        entry TEXT NOT NULL,
-        args TEXT NOT NULL
+        at TEXT NOT NULL,
+        user_id TEXT,
+        token_id TEXT,
+        client TEXT,
+        surface TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        args TEXT NOT NULL CHECK (json_valid(args)),
+        outcome TEXT NOT NULL,
+        duration_ms REAL NOT NULL,
+        summary TEXT,
+        request_id TEXT,
+        client_request_id TEXT
       ) STRICT;
     `,
   },

@@ -51,7 +51,15 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
   const audit = createAuditMethods({ db, now });
   // Rows a killed process left in the inbox move now; every read of the audit log moves the rest first.
   const inbox = createAuditInbox(db, client, audit, () => checkpoints?.wrote());
-  await inbox.drain();
+  try {
+    await inbox.drain();
+  } catch (error) {
+    checkpoints?.stop();
+    await thread?.close();
+    client.close();
+    db.close();
+    throw error;
+  }
   const shared = createSqlStore(
     { client, now },
     {
