@@ -125,23 +125,6 @@ test("rows a SIGKILLed process acknowledged are moved into the chain by the next
   }
 });
 
-test("a row the chain cannot hold is refused when it is offered, and costs the rest of its batch nothing", async () => {
-  const path = join(tempDir(), "knot.db");
-  const store = await openAt(path);
-  try {
-    const queue = createAuditInboxQueue(store.enqueueAudit);
-    const results = await Promise.allSettled([
-      queue.append(entry("good-1")),
-      queue.append({ ...entry("bad"), durationMs: Number.NaN }),
-      queue.append(entry("good-2")),
-    ]);
-    assert.deepEqual(results.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
-    assert.deepEqual((await store.queryAudit({})).map((r) => r.tool).sort(), ["good-1", "good-2"]);
-  } finally {
-    await store.close();
-  }
-});
-
 test("with durability \"full\" rows are appended (and fsynced) before they are acknowledged: no inbox", async () => {
   const store = await createSqliteStore({ path: join(tempDir(), "knot.db"), durability: "full" });
   try {
