@@ -4,6 +4,7 @@
  * (today's one isolate per run), this run with "user" (isolate per user), and the goal.
  * BENCH_RUNS, BENCH_CALLS and BENCH_RSS_RUNS size the parts (defaults 200, 600, 10000);
  * BENCH_DURABILITY=full measures the MCP part with an fsync per audit batch. Before the table:
+ * bench/audit.ts (an audit row acknowledged through the inbox vs the chain append) and
  * bench/sandbox-profile.ts per mode (CPU per run in the host and the workers).
  */
 import { DEFAULT_CONFIG } from "../src/config.ts";
@@ -11,6 +12,7 @@ import { formatRows, runMcpBench, type BenchRow } from "./mcp.ts";
 import { runSandboxBench, type SandboxNumbers } from "./sandbox.ts";
 import { runRssBench } from "./sandbox-rss.ts";
 import { profileSandbox } from "./sandbox-profile.ts";
+import { runAuditBench } from "./audit.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const CALLS = Number(process.env.BENCH_CALLS ?? 600);
@@ -33,6 +35,10 @@ for (const mode of MODES) {
   rss[mode] = await runRssBench(RSS_RUNS, mode);
   console.log(`worker RSS over ${RSS_RUNS} runs (1 worker, no recycling): ${rss[mode].beforeMb.toFixed(0)} → ${rss[mode].afterMb.toFixed(0)} MB\n`);
 }
+
+// What a call waits for to have its audit row acknowledged (SQLite, "normal"): the inbox against the chain append.
+for (const line of await runAuditBench(Math.max(500, RUNS * 5))) console.log(line);
+console.log("");
 
 // Where a trivial run's time goes, on the pool alone (CPU per run is the number to compare on a shared machine).
 for (const mode of MODES) for (const line of await profileSandbox(mode, RUNS)) console.log(line);

@@ -1,0 +1,53 @@
+/**
+ * `node --no-node-snapshot bench/audit.ts [--rows N]`: what a call waits for to have its audit row
+ * acknowledged on SQLite (durability "normal"), one row at a time as at one client, through the
+ * audit inbox (the server's path: one small commit, the chain appended a few ms later) against
+ * the chain-append queue (the baseline: hash, four B-tree pages per commit), in turns on one store.
+ * Calls are spaced by a timer so each commit starts cold, as between real requests.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { createAuditInboxQueue, createAuditQueue } from "../src/audit/audit-queue.ts";
+import { verifyAuditChain } from "../src/store/audit-hash.ts";
+import { createSqliteStore } from "../src/store/sqlite/sqlite-store.ts";
+import type { AuditEntryInput } from "../src/store/store.ts";
+import { percentile } from "./stats.ts";
+
+const row = (i: number): AuditEntryInput => ({
+  at: new Date().toISOString(), userId: "u-bench", tokenId: "t-bench", client: "bench/1", surface: "mcp", tool: "bench/echo",
+  args: { text: `hello ${i}` }, outcome: "ok", durationMs: 0.4, summary: null, requestId: `r${i}`,
+});
+const pause = () => new Promise((resolve) => setTimeout(resolve, 0));
+const us = (ms: number) => `${(ms * 1000).toFixed(0)} µs`;
+
+/** The report's lines: each way's p50 and p90, their ratio, and whether the chain still verifies. */
+export async function runAuditBench(rows: number): Promise<string[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "knot-bench-audit-"));
+  const store = await createSqliteStore({ path: path.join(dir, "bench.db"), durability: "normal" });
+  try {
+    const queues = { inbox: createAuditInboxQueue(store.enqueueAudit!.bind(store)), chain: createAuditQueue(store) };
+    const samples: Record<keyof typeof queues, number[]> = { inbox: [], chain: [] };
+    for (let i = 0; i < rows; i += 1) {
+      for (const name of ["inbox", "chain"] as const) {
+        const started = performance.now();
+        await queues[name].append(row(i));
+        samples[name].push(performance.now() - started);
+        await pause();
+      }
+    }
+    const lines = (["inbox", "chain"] as const).map((name) => `audit row acknowledged via the ${name}: p50 ${us(percentile(samples[name], 50))}, p90 ${us(percentile(samples[name], 90))}`);
+    const verdict = await verifyAuditChain(store.iterateAudit());
+    lines.push(`inbox ÷ chain (p50): ${(percentile(samples.inbox, 50) / percentile(samples.chain, 50)).toFixed(2)}×; chain of ${2 * rows} rows verifies: ${verdict.ok}`);
+    return lines;
+  } finally {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({ options: { rows: { type: "string" } } });
+  for (const line of await runAuditBench(Number(values.rows ?? 3000))) console.log(line);
+}
