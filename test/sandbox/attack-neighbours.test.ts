@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { GuestUser, RunOutcome, SandboxPool } from "../../sandbox/index.ts";
+import { MAX_REQUEUES } from "../../sandbox/host/worker-slot.ts";
 import { ATTACK_LIMITS, assertError, assertHostUnharmed, assertOk, createMarker, createReadyPool, makeJob, USER, type Marker } from "./harness.ts";
 
 const MALLORY: GuestUser = Object.freeze({ ...USER, id: "u-mallory", name: "mallory" });
@@ -71,6 +72,31 @@ test("a stuck isolate costs its worker, but another user's run on it is re-queue
     const second = start(`console.log("x"); await new Promise(() => {});`, MALLORY, BOB_LIMITS);
     return Promise.all([spinner, second]);
   });
+});
+
+test("a run lost again and again for others' runs is re-queued at most MAX_REQUEUES times, then fails: it cannot be bounced forever", async () => {
+  // Long enough that each of Mallory's stuck isolates costs the worker while Bob's run is on it.
+  const bobLong = `console.log("started"); export default () => { const end = Date.now() + 4_000; while (Date.now() < end) {} return "bob's answer" }`;
+  let starts = 0;
+  const bob = start(bobLong, BOB, BOB_LIMITS, { onEvent: () => void (starts += 1) });
+  const culprits: Promise<RunOutcome>[] = [];
+  for (let loss = 0; loss <= MAX_REQUEUES; loss += 1) {
+    await until(() => starts > loss, 15_000);
+    assert.equal(starts, loss + 1, `bob's run started again after loss ${loss}`);
+    const restarts = pool.stats().restarts;
+    culprits.push(start(STUCK, MALLORY, { ...ATTACK_LIMITS, heapMb: 32 }));
+    await until(() => pool.stats().restarts > restarts, 10_000);
+    assert.ok(pool.stats().restarts > restarts, `Mallory's stuck isolate ${loss + 1} cost its worker`);
+  }
+  const outcome = await bob;
+  assertError(outcome, "WORKER_CRASHED", /lost during the run/);
+  assertNamesNobody(outcome);
+  assert.equal(starts, MAX_REQUEUES + 1, "run once, then re-queued MAX_REQUEUES times, and no more");
+  for (const culprit of await Promise.all(culprits)) {
+    assert.equal(culprit.ok, false);
+    assertNamesNobody(culprit);
+  }
+  await assertHostUnharmed(pool, marker);
 });
 
 test("a run that cannot be cancelled costs its worker; the other user's run completes", async () => {
