@@ -4,7 +4,7 @@
  *     on a pooled isolate (runs spaced so the worker's spare isolate is ready; fresh context each);
  *   - the same logic as a plain function call in the host (the floor);
  *   - one `knot:plugin.call` from a user tool vs a raw undici request from the host to the same
- *     handler URL (the loopback's own overhead);
+ *     handler URL (the loopback's own overhead), in turns with the pooled runs, equally spaced;
  *   - runs per second with 8 concurrent runs.
  */
 import fs from "node:fs";
@@ -48,27 +48,26 @@ export async function runSandboxBench(runs = 200, isolateReuse: "user" | "never"
 
     const cold: number[] = [];
     for (let i = 0; i < runs; i++) await timed(cold, () => run(TRIVIAL));
+    // In turns, under the same conditions: each run after the same pause (the worker prepares its
+    // spare isolate meanwhile), and the raw request right after a run, as the loopback call comes
+    // right after its run starts. The baseline used to be requests back to back, warm, against
+    // calls inside runs spaced apart: that charged the loopback for the pause's cold caches.
     const pooled: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      await sleep(25); // let the worker prepare its spare isolate
-      await timed(pooled, () => run(TRIVIAL));
-    }
-    const floor: number[] = [];
-    const plain = (request: { params: { n: number } }) => request.params.n + 1;
-    for (let i = 0; i < runs * 50; i++) await timed(floor, () => plain({ params: { n: 1 } }));
-
     const withCall: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      await sleep(25);
-      await timed(withCall, () => run(ONE_CALL));
-    }
     const raw: number[] = [];
     for (let i = 0; i < runs; i++) {
+      await sleep(25);
+      await timed(pooled, () => run(TRIVIAL));
       await timed(raw, async () => {
         const res = await undiciRequest(`${url}/plugins/demo/echo_word?word=bench`, { headers: { authorization: `Bearer ${secret}` } });
         await res.body.json();
       });
+      await sleep(25);
+      await timed(withCall, () => run(ONE_CALL));
     }
+    const floor: number[] = [];
+    const plain = (request: { params: { n: number } }) => request.params.n + 1;
+    for (let i = 0; i < runs * 50; i++) await timed(floor, () => plain({ params: { n: 1 } }));
 
     const concurrentRuns = runs * 2;
     const started = performance.now();
