@@ -27,7 +27,7 @@ export interface HttpServerOptions {
    * A foreign handler owning paths outside the route table (the OAuth provider's endpoints); asked
    * first, it answers true when it took the request.
    */
-  readonly fallback?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+  readonly fallback?: (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
   /** Graceful shutdown: refuses requests once draining and counts those in flight. */
   readonly drain?: Drain;
   /** Request timeouts and connection caps (defaults: DEFAULT_HTTP_LIMITS). */
@@ -87,7 +87,8 @@ function locate(router: Router, req: IncomingMessage): Target {
 
 async function handle(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse, ids: RequestIds, target: Target): Promise<void> {
   if ("invalid" in target) throw target.invalid;
-  if (options.fallback && (await options.fallback(req, res))) return;
+  const claimed = options.fallback?.(req, res) ?? false;
+  if (claimed === true || (claimed !== false && (await claimed))) return;
   const { url, matched } = target;
   const method = req.method ?? "GET";
   if (!matched) throw new KnotError("NOT_FOUND", `no route for ${url.pathname}`);

@@ -28,8 +28,12 @@ export interface OAuthService {
   provider(): Promise<Provider>;
   /** The live connection an access token was issued for, or null (unknown, expired, wrong audience, revoked). */
   connectionFor(accessToken: string): Promise<TokenRecord | null>;
-  /** Serves the well-known documents and /oauth/* (except the consent page's own routes). */
-  handleHttp(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /**
+   * Serves the well-known documents and /oauth/* (except the consent page's own routes): true or
+   * a promise of true when it took the request, false at once when the path is not its own (every
+   * other request, so they do not wait a turn of the event loop for the answer).
+   */
+  handleHttp(req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean>;
   /**
    * Called after a token was revoked: for a connection, kills its grant (every code, access and
    * refresh token it issued); for any token, closes the MCP sessions it opened.
@@ -83,6 +87,17 @@ export function createOAuthService(options: OAuthServiceOptions): OAuthService {
     resource_name: "knot-tools",
   });
 
+  /** oidc-provider's own routes: answered once its response has gone out. */
+  async function serveProvider(req: IncomingMessage, res: ServerResponse): Promise<true> {
+    const handler = await callback();
+    await new Promise<void>((resolve) => {
+      res.once("close", resolve);
+      res.once("finish", resolve);
+      void handler(req, res);
+    });
+    return true;
+  }
+
   return {
     setOrigin(value) {
       origin ??= value;
@@ -93,7 +108,7 @@ export function createOAuthService(options: OAuthServiceOptions): OAuthService {
     challenge: (tokenPresented) => mcpChallenge(metadataUrl(), tokenPresented),
     provider,
     connectionFor,
-    async handleHttp(req, res) {
+    handleHttp(req, res) {
       const path = (req.url ?? "/").split("?")[0] ?? "/";
       if (path === PROTECTED_RESOURCE_METADATA_PATH || path === `${PROTECTED_RESOURCE_METADATA_PATH}/mcp`) {
         const cors = { "access-control-allow-origin": "*", "access-control-allow-methods": "GET, OPTIONS", "access-control-allow-headers": "mcp-protocol-version" };
@@ -103,13 +118,7 @@ export function createOAuthService(options: OAuthServiceOptions): OAuthService {
         return true;
       }
       if (!PROVIDER_PATHS.test(path)) return false;
-      const handler = await callback();
-      await new Promise<void>((resolve) => {
-        res.once("close", resolve);
-        res.once("finish", resolve);
-        void handler(req, res);
-      });
-      return true;
+      return serveProvider(req, res);
     },
     async tokenRevoked(token) {
       if (token.connection) await store.revokeOAuthGrant(token.connection.grantId);
