@@ -21,21 +21,35 @@ export interface ListWatchOptions {
   readonly intervalMs?: number;
 }
 
-export async function watchToolList(options: ListWatchOptions): Promise<{ stop(): void }> {
+export interface ListWatch {
+  /**
+   * Compares the list now, whether or not the mark moved (a change made in this process, which
+   * may not be a store write: plugins reloaded), and tells a difference once. The periodic poll
+   * then finds nothing new, so a local change is not told twice.
+   */
+  check(): Promise<void>;
+  stop(): void;
+}
+
+export async function watchToolList(options: ListWatchOptions): Promise<ListWatch> {
   let mark = options.changeMark();
   let seen = await options.fingerprint();
-  let busy = false;
+  // One comparison at a time, in order: a poll and a check never both tell the same change.
+  let last: Promise<void> = Promise.resolve();
+  let polling = false;
+  const compare = (always: boolean) => (last = last.then(() => compareNow(always)).catch((error: unknown) => {
+    options.logger.warn("could not check the tool list for changes", { error: String(error) });
+  }));
   const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    void poll().catch((error: unknown) => options.logger.warn("could not check the tool list for changes", { error: String(error) }))
-      .finally(() => (busy = false));
+    if (polling) return;
+    polling = true;
+    void compare(false).finally(() => (polling = false));
   }, options.intervalMs ?? LIST_POLL_MS);
   timer.unref();
 
-  async function poll(): Promise<void> {
+  async function compareNow(always: boolean): Promise<void> {
     const now = options.changeMark();
-    if (now === mark) return;
+    if (!always && now === mark) return;
     mark = now;
     const print = await options.fingerprint();
     if (print === seen) return;
@@ -43,5 +57,5 @@ export async function watchToolList(options: ListWatchOptions): Promise<{ stop()
     options.changed();
   }
 
-  return { stop: () => clearInterval(timer) };
+  return { check: () => compare(true), stop: () => clearInterval(timer) };
 }

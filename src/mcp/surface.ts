@@ -58,7 +58,8 @@ export function createMcpSurface(services: Services): McpSurface {
   };
   const core: ServerCore = { resolver, runner, callTool, logger, state: createStateCodec(services.store) };
   const sessions = createSessionRegistry();
-  const stdio = new Set<{ userId: string; server: () => Server | null }>();
+  /** Open stdio connections; `tell` notifies one that its user's tool list may have changed. */
+  const stdio = new Set<{ userId: string; server: () => Server | null; tell: () => void }>();
 
   const fromRequest = (ctx: ServerContext): RequestAuth => {
     const info = ctx.http?.authInfo?.extra as RequestAuth | undefined;
@@ -85,8 +86,8 @@ export function createMcpSurface(services: Services): McpSurface {
   let bus: ChangeBus | null = null;
   const deliverLocally = (userIds?: readonly string[]) => {
     const wanted = userIds ? new Set(userIds) : null;
-    const servers = [...sessions.of(userIds).map((s) => s.server), ...[...stdio].filter((c) => !wanted || wanted.has(c.userId)).map((c) => c.server())];
-    for (const server of servers) void server?.sendToolListChanged().catch(() => {});
+    for (const { server } of sessions.of(userIds)) void server.sendToolListChanged().catch(() => {});
+    for (const connection of stdio) if (!wanted || wanted.has(connection.userId)) connection.tell();
     modern.notify(userIds);
   };
 
@@ -118,14 +119,13 @@ export function createMcpSurface(services: Services): McpSurface {
           return args;
         },
       }), streams, logger, setAside);
-      const entry = { userId, server: connection.server };
+      const sendListChanged = () => void connection.server()?.sendToolListChanged().catch(() => {});
+      const entry = { userId, server: connection.server, tell: sendListChanged };
       stdio.add(entry);
       // Changes made by other processes on the same SQLite file (PostgreSQL has the change bus).
-      const watch = changeMark ? await watchToolList({
-        changeMark, logger,
-        fingerprint: () => listFingerprint(userId),
-        changed: () => void connection.server()?.sendToolListChanged().catch(() => {}),
-      }) : null;
+      // Once it watches, a change made here goes through the watch too, so it is told once.
+      const watch = changeMark ? await watchToolList({ changeMark, logger, fingerprint: () => listFingerprint(userId), changed: sendListChanged }) : null;
+      if (watch) entry.tell = () => void watch.check();
       void connection.closed.then(() => {
         watch?.stop();
         stdio.delete(entry);
