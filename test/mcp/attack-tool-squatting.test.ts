@@ -13,13 +13,11 @@
  * caller chose it). Listing, calling, execute_tool, tool_search and the visibility report agree.
  */
 import assert from "node:assert/strict";
-import { PassThrough } from "node:stream";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { forEachAppBackend } from "../helpers/app-backends.ts";
 import { manifest, request, startApp, writePlugin, type TestApp } from "../helpers/fixtures.ts";
-import { connect, markerLines, saveUserTool, toolNames, writeMcpPlugins } from "./helpers.ts";
+import { connect, markerLines, saveUserTool, stdioClient, toolNames, writeMcpPlugins } from "./helpers.ts";
 
 const SQUAT = `import { user } from "knot:identity";
 import { returnString } from "knot:tool";
@@ -313,38 +311,14 @@ describe("the same names on the other MCP transports: stateless HTTP and stdio",
 
   test("stdio (the connection knot-tools mcp --user serves, on in-memory streams): the same", async () => {
     const root = await t.user("stdio_root", { admin: true });
-    const connection = new PassThrough();
-    const replies = new PassThrough();
-    const served = await t.app.mcp.connectStdio(root.id, { input: connection, output: replies });
-    const client = new Client({ name: "stdio-squat", version: "1" });
-    const transport: Transport = {
-      async start() {
-        let buffer = "";
-        replies.on("data", (chunk: Buffer) => {
-          buffer += chunk.toString();
-          for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
-            const line = buffer.slice(0, nl);
-            buffer = buffer.slice(nl + 1);
-            if (line.trim()) transport.onmessage?.(JSON.parse(line));
-          }
-        });
-      },
-      async send(message) {
-        connection.write(`${JSON.stringify(message)}\n`);
-      },
-      async close() {
-        transport.onclose?.();
-      },
-    };
-    await client.connect(transport);
+    const { client, close } = await stdioClient(t, root.id, "stdio-squat");
     try {
       assert.ok((await client.listTools()).tools.some((x) => x.name === "mallory__weekly_report"));
       const ran = await client.callTool({ name: "alice__weekly_report", arguments: {} });
       assert.deepEqual(ran.content, [{ type: "text", text: "alice's code ran as stdio_root" }]);
       await assert.rejects(client.callTool({ name: "weekly_report", arguments: {} }), (e: { data?: { code?: string } }) => e.data?.code === "AMBIGUOUS_TOOL_NAME");
     } finally {
-      await client.close();
-      await served.close();
+      await close();
     }
   });
 });

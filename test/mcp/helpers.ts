@@ -1,7 +1,9 @@
 /** Shared pieces of the MCP tests: fixture plugins, user tools, and a real SDK client over HTTP. */
 import fs from "node:fs";
 import path from "node:path";
+import { PassThrough } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { parseUserToolInput } from "../../src/tools/user-tool-input.ts";
 import { manifest, tempDir, writePlugin, type TestApp } from "../helpers/fixtures.ts";
@@ -203,3 +205,38 @@ export const INITIALIZE = {
   jsonrpc: "2.0", id: 1, method: "initialize",
   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
 };
+
+/** An SDK client on in-memory streams to a stdio connection of `userId` served by `t`'s app (as `knot-tools mcp --user` serves one). */
+export async function stdioClient(t: TestApp, userId: string, name = "stdio-test"): Promise<{ client: Client; close(): Promise<void> }> {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const served = await t.app.mcp.connectStdio(userId, { input, output });
+  const transport: Transport = {
+    async start() {
+      let buffer = "";
+      output.on("data", (chunk: Buffer) => {
+        buffer += chunk.toString();
+        for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          if (line.trim()) transport.onmessage?.(JSON.parse(line));
+        }
+      });
+    },
+    async send(message) {
+      input.write(`${JSON.stringify(message)}\n`);
+    },
+    async close() {
+      transport.onclose?.();
+    },
+  };
+  const client = new Client({ name, version: "1" });
+  await client.connect(transport);
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await served.close();
+    },
+  };
+}

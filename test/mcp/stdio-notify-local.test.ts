@@ -5,13 +5,11 @@
  * cannot see is not told at all.
  */
 import assert from "node:assert/strict";
-import { PassThrough } from "node:stream";
 import { after, before, test } from "node:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { LIST_POLL_MS } from "../../src/mcp/list-watch.ts";
 import { request, startApp, type TestApp } from "../helpers/fixtures.ts";
+import { stdioClient } from "./helpers.ts";
 
 const CODE = "export default () => 'hi';";
 
@@ -21,41 +19,12 @@ before(async () => {
 });
 after(() => t.close());
 
-/** An SDK client on in-memory streams to a stdio connection of `userId` served by this app. */
-async function stdioClient(userId: string): Promise<{ client: Client; close(): Promise<void> }> {
-  const input = new PassThrough();
-  const output = new PassThrough();
-  const served = await t.app.mcp.connectStdio(userId, { input, output });
-  const transport: Transport = {
-    async start() {
-      let buffer = "";
-      output.on("data", (chunk: Buffer) => {
-        buffer += chunk.toString();
-        for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
-          const line = buffer.slice(0, nl);
-          buffer = buffer.slice(nl + 1);
-          if (line.trim()) transport.onmessage?.(JSON.parse(line));
-        }
-      });
-    },
-    async send(message) {
-      input.write(`${JSON.stringify(message)}\n`);
-    },
-    async close() {
-      transport.onclose?.();
-    },
-  };
-  const client = new Client({ name: "stdio-local", version: "1" });
-  await client.connect(transport);
-  return { client, close: async () => { await client.close(); await served.close(); } };
-}
-
 const settle = () => new Promise((resolve) => setTimeout(resolve, 4 * LIST_POLL_MS)); // past several polls of the watch
 
 test("a tool saved over HTTP in the same process is told to the stdio client once, and the listing follows", async () => {
   const sam = await t.userWithToken("sam", { grants: ["knot.mcp", "knot.tools.author"] });
   const ann = await t.userWithToken("ann", { grants: ["knot.tools.author"] });
-  const { client, close } = await stdioClient(sam.user.id);
+  const { client, close } = await stdioClient(t, sam.user.id, "stdio-local");
   let changed = 0;
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
   try {
