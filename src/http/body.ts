@@ -4,16 +4,15 @@ import { assertJsonDepth } from "../validation/json-depth.ts";
 
 /**
  * Reads the whole body, refusing (413) as soon as it passes `maxBytes`, without buffering more
- * (reading stops there). Plain `data`/`end`
- * listeners rather than the stream's async iterator: this runs on every POST, and the iterator's
- * promise machinery cost ~20 µs of a ~1 ms MCP call.
+ * (reading stops there). Plain `data`/`end` listeners rather than the stream's async iterator:
+ * this runs on every POST, and the iterator's promise machinery cost ~20 µs of a ~1 ms MCP call.
  */
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? "0");
   if (declared > maxBytes) return Promise.reject(tooLarge(maxBytes));
   // Read already (a second read of one request): nothing is left, as the iterator would say.
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
-  if (req.destroyed) return Promise.reject(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
+  if (req.destroyed) return Promise.reject(aborted());
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -30,11 +29,14 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     };
     const onEnd = () => settle(null);
     // Closed before the end: the client went away mid-body.
-    const onClose = () => settle(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
+    const onClose = () => settle(aborted());
     req.on("data", onData).on("end", onEnd).on("error", settle).on("close", onClose);
     req.resume(); // a "data" listener does not restart a stream someone paused; the iterator did
   });
 }
+
+/** The client went away before its body ended (the error the stream's iterator gave). */
+const aborted = () => Object.assign(new Error("aborted"), { code: "ECONNRESET" });
 
 function tooLarge(maxBytes: number): KnotError {
   return new KnotError("PAYLOAD_TOO_LARGE", `request body is over the ${maxBytes} byte limit`);

@@ -38,55 +38,48 @@ async function openAt(path: string): Promise<Store & { enqueueAudit: NonNullable
   return store as Store & { enqueueAudit: NonNullable<Store["enqueueAudit"]> };
 }
 
-test("an acknowledged row is committed before it is in the chain, every read sees it, and the chain verifies", async () => {
+/** Runs `check` on a fresh normal-durability store at a new path, closing it after. */
+async function withStore(check: (store: Awaited<ReturnType<typeof openAt>>, path: string) => Promise<void>): Promise<void> {
   const path = join(tempDir(), "knot.db");
   const store = await openAt(path);
   try {
-    const mark = store.changeMark!();
-    await store.enqueueAudit([entry("first"), entry("second", { secret: "masked:abc", nested: { list: [1, "two"] } })]);
-    // Acknowledged: committed where another connection sees it, though not yet moved.
-    assert.equal(count(path, "audit_inbox") + count(path, "audit"), 2);
-    const rows = await store.queryAudit({});
-    assert.deepEqual(rows.map((row) => row.tool), ["second", "first"]);
-    assert.deepEqual(rows[0]!.args, { secret: "masked:abc", nested: { list: [1, "two"] } });
-    assert.equal(count(path, "audit_inbox"), 0, "a read moved the inbox into the chain");
-    assert.equal(store.changeMark!(), mark, "accepting and moving audit rows left the caches' change mark alone");
-    assert.deepEqual(await verifyAuditChain(store.iterateAudit()), { ok: true, rows: 2 });
+    await check(store, path);
   } finally {
     await store.close();
   }
-});
+}
 
-test("rows move into the chain by themselves soon after, without a read", async () => {
-  const path = join(tempDir(), "knot.db");
-  const store = await openAt(path);
-  try {
-    const queue = createAuditInboxQueue(store.enqueueAudit);
-    await Promise.all(Array.from({ length: 300 }, (_, i) => queue.append(entry(`t${i}`))));
-    for (let waited = 0; count(path, "audit_inbox") > 0 && waited < 5_000; waited += INBOX_DELAY_MS) {
-      await new Promise((resolve) => setTimeout(resolve, INBOX_DELAY_MS));
-    }
-    assert.equal(count(path, "audit_inbox"), 0);
-    assert.equal(count(path, "audit"), 300);
-  } finally {
-    await store.close();
-  }
-});
+test("an acknowledged row is committed before it is in the chain, every read sees it, and the chain verifies", () => withStore(async (store, path) => {
+  const mark = store.changeMark!();
+  await store.enqueueAudit([entry("first"), entry("second", { secret: "masked:abc", nested: { list: [1, "two"] } })]);
+  // Acknowledged: committed where another connection sees it, though not yet moved.
+  assert.equal(count(path, "audit_inbox") + count(path, "audit"), 2);
+  const rows = await store.queryAudit({});
+  assert.deepEqual(rows.map((row) => row.tool), ["second", "first"]);
+  assert.deepEqual(rows[0]!.args, { secret: "masked:abc", nested: { list: [1, "two"] } });
+  assert.equal(count(path, "audit_inbox"), 0, "a read moved the inbox into the chain");
+  assert.equal(store.changeMark!(), mark, "accepting and moving audit rows left the caches' change mark alone");
+  assert.deepEqual(await verifyAuditChain(store.iterateAudit()), { ok: true, rows: 2 });
+}));
 
-test("the chain keeps the order rows were acknowledged in, also around direct appends", async () => {
-  const path = join(tempDir(), "knot.db");
-  const store = await openAt(path);
-  try {
-    await store.enqueueAudit([entry("a"), entry("b")]);
-    const direct = await store.appendAudit(entry("c"));
-    assert.equal(direct.seq, 3, "the direct append came after the rows waiting in the inbox");
-    await store.enqueueAudit([entry("d")]);
-    await store.appendAuditBatch([entry("e")]);
-    assert.deepEqual((await store.queryAudit({})).map((row) => row.tool).reverse(), ["a", "b", "c", "d", "e"]);
-  } finally {
-    await store.close();
+test("rows move into the chain by themselves soon after, without a read", () => withStore(async (store, path) => {
+  const queue = createAuditInboxQueue(store.enqueueAudit);
+  await Promise.all(Array.from({ length: 300 }, (_, i) => queue.append(entry(`t${i}`))));
+  for (let waited = 0; count(path, "audit_inbox") > 0 && waited < 5_000; waited += INBOX_DELAY_MS) {
+    await new Promise((resolve) => setTimeout(resolve, INBOX_DELAY_MS));
   }
-});
+  assert.equal(count(path, "audit_inbox"), 0);
+  assert.equal(count(path, "audit"), 300);
+}));
+
+test("the chain keeps the order rows were acknowledged in, also around direct appends", () => withStore(async (store) => {
+  await store.enqueueAudit([entry("a"), entry("b")]);
+  const direct = await store.appendAudit(entry("c"));
+  assert.equal(direct.seq, 3, "the direct append came after the rows waiting in the inbox");
+  await store.enqueueAudit([entry("d")]);
+  await store.appendAuditBatch([entry("e")]);
+  assert.deepEqual((await store.queryAudit({})).map((row) => row.tool).reverse(), ["a", "b", "c", "d", "e"]);
+}));
 
 test("two stores on one file, both accepting and moving at once: each row enters the chain exactly once", async () => {
   const path = join(tempDir(), "knot.db");
