@@ -17,6 +17,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { checkAudit } from "./load/audit-check.ts";
 import { callOnce, connectCallers, drive, kindOf, percentile, type Caller } from "./load/drive.ts";
+import { formatCpu, treeCpu } from "./load/cpu.ts";
 import { formatMemory, treeMemory } from "./load/memory.ts";
 import { CALL_KINDS, type CallKind, type ServerReady, type ServerStats } from "./load/protocol.ts";
 
@@ -97,6 +98,7 @@ await solo.client.close();
 log(`connecting ${CLIENTS} MCP clients`);
 const callers = await connectCallers(ready.url, ready.users, CLIENTS);
 log(`${CALLS} calls from ${CLIENTS} clients (time limit ${TIME_LIMIT_MS / 1000} s)`);
+const cpuBefore = treeCpu(server.pid!);
 let lastReport = Date.now();
 const load = await drive(callers, CALLS, startedAt + TIME_LIMIT_MS, (done) => {
   if (Date.now() - lastReport < 10_000) return;
@@ -105,6 +107,7 @@ const load = await drive(callers, CALLS, startedAt + TIME_LIMIT_MS, (done) => {
   const rss = memory ? `; RSS server ${memory.server.rssMb.toFixed(0)} MB, workers ${memory.workers.map((w) => w.rssMb.toFixed(0)).join("/")} MB` : "";
   log(`${done} calls done${rss}`);
 });
+const cpuAfter = treeCpu(server.pid!);
 await Promise.all(callers.map((c) => c.client.close()));
 const after = { memory: treeMemory(server.pid!), stats: await stats() };
 const stopped = nextMessage("stopped");
@@ -128,6 +131,7 @@ const lines = [
     const base = [...unloaded[kind]].sort((a, b) => a - b);
     return `${kind.padEnd(9)} ${String(sorted.length).padStart(6)} ${percentile(sorted, 0.5).toFixed(1).padStart(8)} ${percentile(sorted, 0.99).toFixed(1).padStart(8)} ${(sorted.at(-1) ?? NaN).toFixed(1).padStart(8)}   ${percentile(base, 0.5).toFixed(1)} / ${percentile(base, 0.99).toFixed(1)}`;
   }),
+  formatCpu(cpuBefore, cpuAfter, total, load.seconds, os.availableParallelism()),
   `unexpected errors: ${errors.size === 0 ? "none" : [...errors].map(([key, n]) => `${key} ×${n}`).join(", ")}`,
   formatMemory("memory before", before.memory, before.stats.heapUsedMb),
   formatMemory("memory after ", after.memory, after.stats.heapUsedMb),
@@ -143,7 +147,7 @@ if (values.json) {
       const sorted = [...load.latencies[kind]].sort((a, b) => a - b);
       return [kind, { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) }];
     })),
-    errors: Object.fromEntries(errors), memoryBefore: before.memory, memoryAfter: after.memory, auditOk: audit.ok,
+    errors: Object.fromEntries(errors), memoryBefore: before.memory, memoryAfter: after.memory, cpuBefore, cpuAfter, auditOk: audit.ok,
   })}\n`);
 }
 process.exitCode = errors.size === 0 && audit.ok && !load.timedOut ? 0 : 1;

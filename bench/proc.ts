@@ -18,9 +18,9 @@ export function childrenOf(pid: number): number[] {
   }
 }
 
-/** The children of this process that are sandbox workers (not, say, esbuild's service). */
-export function sandboxWorkers(): number[] {
-  return childrenOf(process.pid).filter((pid) => {
+/** The children of `parent` (this process by default) that are sandbox workers (not, say, esbuild's service). */
+export function sandboxWorkers(parent = process.pid): number[] {
+  return childrenOf(parent).filter((pid) => {
     try {
       return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("sandbox/worker/main.ts");
     } catch {
@@ -40,13 +40,24 @@ export function memoryOf(pid: number): { rssMb: number; peakMb: number } | null 
   }
 }
 
-/** User + system CPU time of `pid` in ms (0 when it is gone). */
-export function cpuMsOf(pid: number): number {
+/** Fields of /proc/<pid>/stat after the command name (index 0 = field 3, "state"), or null. */
+function statFields(pid: number): string[] | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   } catch {
-    return 0;
+    return null;
   }
+}
+
+/** User + system CPU time of `pid` in ms (0 when it is gone). */
+export function cpuMsOf(pid: number): number {
+  const fields = statFields(pid);
+  return fields === null ? 0 : (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+/** User + system CPU time of `pid`'s children that have exited and been waited for, in ms. */
+export function reapedChildrenCpuMsOf(pid: number): number {
+  const fields = statFields(pid);
+  return fields === null ? 0 : (Number(fields[13]) + Number(fields[14])) * TICK_MS;
 }

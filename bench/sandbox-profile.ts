@@ -5,12 +5,12 @@
  * CPU columns, not the wall-clock ones.
  */
 import { createSandboxPool, DEFAULT_RUN_LIMITS } from "../sandbox/index.ts";
-import { cpuMsOf, sandboxWorkers } from "./proc.ts";
+import { cpuMsOf, reapedChildrenCpuMsOf, sandboxWorkers } from "./proc.ts";
 import { percentile } from "./stats.ts";
 
-/** CPU time (ms) of this process's sandbox worker children. */
+/** CPU time (ms) of this process's sandbox worker children, the retired ones included. */
 function workersCpuMs(): number {
-  return sandboxWorkers().reduce((total, pid) => total + cpuMsOf(pid), 0);
+  return sandboxWorkers().reduce((total, pid) => total + cpuMsOf(pid), reapedChildrenCpuMsOf(process.pid));
 }
 
 export async function profileSandbox(mode: "user" | "never", runs: number): Promise<string[]> {

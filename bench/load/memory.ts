@@ -2,7 +2,7 @@
  * Resident memory of the server process and of its children (the sandbox workers), read from
  * Linux's /proc. Elsewhere the figures are null and the report says so.
  */
-import { childrenOf, memoryOf } from "../proc.ts";
+import { memoryOf, sandboxWorkers } from "../proc.ts";
 
 export interface ProcessMemory {
   readonly pid: number;
@@ -25,7 +25,7 @@ function statusOf(pid: number): ProcessMemory | null {
 export function treeMemory(pid: number): TreeMemory | null {
   const server = statusOf(pid);
   if (!server) return null;
-  const workers = childrenOf(pid).map(statusOf).filter((m): m is ProcessMemory => m !== null);
+  const workers = sandboxWorkers(pid).map(statusOf).filter((m): m is ProcessMemory => m !== null);
   return { server, workers };
 }
 

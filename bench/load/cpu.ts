@@ -1,0 +1,30 @@
+/**
+ * Where the load's CPU goes: the server process itself, its sandbox workers (live ones plus those
+ * retired meanwhile, which the kernel adds to the server's reaped-children time) and the clients
+ * (this process). Read from Linux's /proc; elsewhere the figures are null and the report says so.
+ */
+import { cpuMsOf, reapedChildrenCpuMsOf, sandboxWorkers } from "../proc.ts";
+
+export interface TreeCpu {
+  readonly serverMs: number;
+  readonly workersMs: number;
+  readonly clientsMs: number;
+}
+
+export function treeCpu(serverPid: number): TreeCpu | null {
+  const serverMs = cpuMsOf(serverPid);
+  if (serverMs === 0) return null;
+  const live = sandboxWorkers(serverPid).reduce((total, pid) => total + cpuMsOf(pid), 0);
+  const { user, system } = process.cpuUsage();
+  return { serverMs, workersMs: live + reapedChildrenCpuMsOf(serverPid), clientsMs: (user + system) / 1000 };
+}
+
+/** CPU per call over the load (ms), and each part's share of the machine's cores. */
+export function formatCpu(before: TreeCpu | null, after: TreeCpu | null, calls: number, seconds: number, cores: number): string {
+  if (before === null || after === null) return "cpu: /proc is not readable here (CPU not measured)";
+  const part = (key: keyof TreeCpu) => {
+    const ms = after[key] - before[key];
+    return `${(ms / calls).toFixed(2)} ms/call (${(ms / 1000 / seconds).toFixed(2)} cores)`;
+  };
+  return `cpu during the load (${cores} cores): server ${part("serverMs")}, sandbox workers ${part("workersMs")}, clients ${part("clientsMs")}`;
+}
