@@ -82,15 +82,26 @@ export function createAuthenticator(store: Store, loopback: LoopbackTokens, conn
     });
     return entry && livePrincipal(entry.token, entry.principal);
   };
+  /**
+   * When this process last recorded each token's use: a cached record keeps the lastUsedAt it was
+   * read with (recording a use does not move the change mark), so it cannot say by itself.
+   */
+  const touched = new Map<string, number>();
+  /** last_used_at is informational: refreshed at most once a minute per token, not on every request. */
+  const recordUse = (token: TokenRecord, now: string): void => {
+    const nowMs = Date.parse(now);
+    const last = Math.max(touched.get(token.id) ?? 0, token.lastUsedAt === null ? 0 : Date.parse(token.lastUsedAt));
+    if (nowMs - last <= TOUCH_INTERVAL_MS) return;
+    if (touched.size >= MAX_CACHED_TOKENS) touched.clear();
+    touched.set(token.id, nowMs);
+    void store.touchToken(token.id, now).catch(() => {});
+  };
   /** The token's principal if the token may be used now (expiry is checked on every request, cached or not). */
   const livePrincipal = async (token: TokenRecord, known?: Principal): Promise<Principal | null> => {
     const now = new Date().toISOString();
     if (tokenState(token, now) !== "active") return null;
     const principal = known ?? (await principalForToken(token));
-    // last_used_at is informational: refresh it at most once a minute, not on every request.
-    if (principal && (token.lastUsedAt === null || Date.parse(now) - Date.parse(token.lastUsedAt) > TOUCH_INTERVAL_MS)) {
-      void store.touchToken(token.id, now).catch(() => {});
-    }
+    if (principal) recordUse(token, now);
     return principal;
   };
   return {

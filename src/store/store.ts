@@ -233,6 +233,7 @@ export interface Store {
   getToken(id: string): Promise<TokenRecord | null>;
   /** True when this call revoked it; false when unknown or already revoked (the first time is kept). */
   revokeToken(id: string): Promise<boolean>;
+  /** Records the token's last use: informational, so it does not move `changeMark`. */
   touchToken(id: string, at: string): Promise<void>;
   // user tools and libs; every save is a new version
   /** Saves version 1. CONFLICT if the owner has a tool of that name; NOT_FOUND for an unknown owner. */

@@ -36,9 +36,12 @@ const ended = () => new KnotError("INTERNAL", "a query ran on a transaction that
 export function createPgClient(db: PgDb): SqlClient {
   // The store's statements are a fixed set (audit filters combine into a few dozen at most).
   const cache = new Map<string, string>();
+  const plain = numbered(db, cache);
   return {
     dialect,
-    ...numbered(db, cache),
+    ...plain,
+    // PostgreSQL keeps no change mark (nothing is cached in front of it): a plain query.
+    informationalWrite: (sql, params) => plain.query(sql, params),
     transaction: (work) =>
       db.transaction(async (tx) => {
         const inside = numbered(tx, cache);

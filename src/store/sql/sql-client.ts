@@ -32,6 +32,11 @@ export interface SqlClient extends SqlQueryable {
    * only (not through the client: on SQLite that waits for this very transaction to end).
    */
   transaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T>;
+  /**
+   * `query` for a write of a value nobody caches a read of (a token's last use): on SQLite it does
+   * not move the store's change mark, so it does not empty the caches in front of the store.
+   */
+  informationalWrite(sql: string, params?: readonly SqlValue[]): Promise<SqlResult>;
 }
 
 /** What differs between the engines, as SQL fragments and error checks. */

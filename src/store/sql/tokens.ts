@@ -73,7 +73,7 @@ export function createTokenMethods({ client, now }: StoreContext): TokenMethods 
     },
 
     async touchToken(id, at) {
-      await client.query("UPDATE tokens SET last_used_at = ? WHERE id = ?", [at, id]);
+      await client.informationalWrite("UPDATE tokens SET last_used_at = ? WHERE id = ?", [at, id]);
     },
   };
 }

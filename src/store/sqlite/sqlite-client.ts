@@ -73,6 +73,16 @@ export function createSqliteClient(db: Db): SqliteClient {
     }
   }
 
+  /** Runs `work` at once when no turn is open (the hot path's reads), else in its turn. */
+  function whenFree<T>(work: () => T): Promise<T> {
+    if (turns.current) return inTurn(work);
+    try {
+      return Promise.resolve(work());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   async function transaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T> {
     return inTurn(async () => {
       let done = false;
@@ -98,15 +108,9 @@ export function createSqliteClient(db: Db): SqliteClient {
 
   return {
     dialect,
-    query(sql, params) {
-      if (turns.current) return inTurn(() => run(sql, params));
-      try {
-        return Promise.resolve(run(sql, params)); // no turn open: at once (the hot path's reads)
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    },
+    query: (sql, params) => whenFree(() => run(sql, params)),
     transaction,
+    informationalWrite: (sql, params) => whenFree(() => db.untracked(() => run(sql, params))),
     async exclusive(work) {
       return turns.current ? inTurn(() => work(db)) : work(db);
     },

@@ -50,6 +50,11 @@ export interface Db {
    */
   appendOnlyTransaction<T>(work: () => T): T;
   /**
+   * Runs `work` (synchronous writes of values nobody caches a read of, like a token's last use)
+   * without moving `changeMark`. Other processes still see the commit in their data_version.
+   */
+  untracked<T>(work: () => T): T;
+  /**
    * Changes whenever data read through this connection may have changed: another connection or
    * process committed (`PRAGMA data_version`), or this one wrote outside `appendOnlyTransaction`.
    * Costs one tiny statement, so in-memory caches can check it on every request.
@@ -97,6 +102,15 @@ function wrap(database: DatabaseSync, location: string, durability: Durability):
   const wrote = (prepared: StatementSync) => {
     if (!untracked && writing.has(prepared)) writes += 1;
   };
+
+  function untrackedWork<T>(work: () => T): T {
+    untracked = true;
+    try {
+      return work();
+    } finally {
+      untracked = false;
+    }
+  }
 
   function statement(sql: string): StatementSync {
     let prepared = statements.get(sql);
@@ -150,15 +164,15 @@ function wrap(database: DatabaseSync, location: string, durability: Durability):
     inTransaction: () => database.isTransaction,
     appendOnlyTransaction<T>(work: () => T): T {
       if (database.isTransaction) return work();
-      untracked = true;
       if (durability === "normal") database.exec("PRAGMA synchronous = NORMAL");
       try {
-        return transaction(work);
+        return untrackedWork(() => transaction(work));
       } finally {
-        untracked = false;
         if (durability === "normal") database.exec("PRAGMA synchronous = FULL");
       }
     },
+    // Inside an open transaction the writes join it, and its COMMIT moves the mark anyway.
+    untracked: <T>(work: () => T): T => (database.isTransaction ? work() : untrackedWork(work)),
     changeMark: () => `${String(statement("PRAGMA data_version").get()?.data_version)}:${writes}`,
     close() {
       if (!open) return;
