@@ -51,3 +51,22 @@ test("using them is a plain TOOL_ERROR (ReferenceError), and the refusal functio
   assert.deepEqual(assertOk(await runTool(pool, replace, { limits: ATTACK_LIMITS })), { kind: "json", value: ["TypeError", "MODULE_NOT_ALLOWED"] });
   await assertHostUnharmed(pool, marker);
 });
+
+test("the guest modules made on demand (knot:identity, knot:plugin) leave nothing of ours on the global", async () => {
+  // Made while the tool is linked, from a hand-off the worker puts on the global only meanwhile.
+  const source = `import { user } from "knot:identity";
+    import { call } from "knot:plugin";
+    import { getString } from "knot:tool";
+    export default () => ({
+      bindings: Reflect.ownKeys(globalThis).map(String).filter((name) => name.startsWith("__knot")),
+      kinds: [typeof user, typeof call, typeof getString],
+      viaFunction: Function("return typeof __knot_guest")(),
+    })`;
+  for (let i = 0; i < 3; i += 1) {
+    assert.deepEqual(assertOk(await runTool(pool, source, { limits: ATTACK_LIMITS })), {
+      kind: "json",
+      value: { bindings: ["__knot_dynamic_import"], kinds: ["function", "function", "function"], viaFunction: "undefined" },
+    });
+  }
+  await assertHostUnharmed(pool, marker);
+});
