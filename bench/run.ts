@@ -5,12 +5,14 @@
  * BENCH_RUNS, BENCH_CALLS and BENCH_RSS_RUNS size the parts (defaults 200, 600, 10000);
  * BENCH_DURABILITY=full measures the MCP part with an fsync per audit batch. Before the table:
  * bench/audit.ts (an audit row acknowledged through the inbox vs the chain append) and
- * bench/sandbox-profile.ts per mode (CPU per run in the host and the workers).
+ * bench/sandbox-profile.ts per mode (CPU per run in the host and the workers) and
+ * bench/context-profile.ts (the CPU of a run's fresh context and of the guest runtime in it).
  */
 import { DEFAULT_CONFIG } from "../src/config.ts";
 import { formatRows, runMcpBench, type BenchRow } from "./mcp.ts";
 import { runSandboxBench, type SandboxNumbers } from "./sandbox.ts";
 import { runRssBench } from "./sandbox-rss.ts";
+import { profileContext } from "./context-profile.ts";
 import { profileSandbox } from "./sandbox-profile.ts";
 import { runAuditBench } from "./audit.ts";
 
@@ -42,6 +44,7 @@ console.log("");
 
 // Where a trivial run's time goes, on the pool alone (CPU per run is the number to compare on a shared machine).
 for (const mode of MODES) for (const line of await profileSandbox(mode, RUNS)) console.log(line);
+for (const line of profileContext(Math.max(1_000, RUNS * 5))) console.log(line);
 console.log("");
 
 function vsBare(rows: BenchRow[], target: string, concurrency: number): { p50: number; rate: number } {
