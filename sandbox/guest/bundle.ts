@@ -14,22 +14,15 @@ import { GLOBAL_NAMES } from "./bindings.ts";
 import { I } from "./intrinsics.ts";
 import { begin, deliver, takeFinished } from "./runtime.ts";
 
-const handoff = I.ObjectFreeze({
-  /** Module specifier → the module's exports (read once into a module by the worker). */
-  modules: I.ObjectFreeze({ "knot:tool": tool, "knot:identity": identity, "knot:plugin": plugin, "knot-internal:run-tool": runTool }),
-  begin,
-  deliver,
-  takeFinished,
-  lend,
+I.ObjectDefineProperty(globalThis, GLOBAL_NAMES.handoff, {
+  value: I.ObjectFreeze({
+    /** Module specifier → the module's exports (read once into a module by the worker). */
+    modules: I.ObjectFreeze({ "knot:tool": tool, "knot:identity": identity, "knot:plugin": plugin, "knot-internal:run-tool": runTool }),
+    begin,
+    deliver,
+    takeFinished,
+  }),
+  writable: false,
+  enumerable: false,
+  configurable: true,
 });
-
-/**
- * Puts the hand-off (back) on the global. The worker deletes it before any user code exists, and
- * calls this again only to make a module on demand while it links a tool, deleting it right after.
- */
-function lend(): string {
-  I.ObjectDefineProperty(globalThis, GLOBAL_NAMES.handoff, { value: handoff, writable: false, enumerable: false, configurable: true });
-  return "";
-}
-
-lend();

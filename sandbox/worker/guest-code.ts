@@ -5,11 +5,6 @@
  * each context runs it (one script evaluation) and then gets the knot:* modules as small wrapper
  * modules that read the bundle's exports from a hand-off global, which is deleted before any user
  * code exists. All calls here are synchronous: our own code, in a context no run is using yet.
- *
- * A wrapper costs ~0.1 ms of CPU (compile, instantiate, evaluate), so only the two nearly every run
- * needs are made with the context; knot:identity and knot:plugin are made when the linker meets
- * an import of them, before any user code of the run is evaluated, with the hand-off put back on
- * the global (by the guest's `lend`) for just that synchronous step.
  */
 import { safeError } from "../errors.ts";
 import { GLOBAL_NAMES } from "../guest/bindings.ts";
@@ -28,10 +23,7 @@ export interface GuestCode {
 }
 
 export interface GuestInstance {
-  /**
-   * The knot:* module (or the runner) instantiated in this context, made now if it was not made
-   * with the context. Call it before the run's user code is evaluated (the linker does).
-   */
+  /** The knot:* module (or the runner) instantiated in this context. */
   module(specifier: string): Module;
   /** The guest's begin(jobJson), deliver(id, payload) and takeFinished() (see guest/runtime.ts). */
   readonly begin: Reference;
@@ -42,8 +34,6 @@ export interface GuestInstance {
 }
 
 const HANDOFF = `globalThis[${JSON.stringify(GLOBAL_NAMES.handoff)}]`;
-/** Made with every context: the runner, and the module nearly every tool imports. */
-const MADE_WITH_CONTEXT: readonly string[] = [RUN_TOOL_MODULE, "knot:tool"];
 const FILENAME = "knot:internal/guest";
 const scripts = new WeakMap<Isolate, Script>();
 
@@ -97,21 +87,16 @@ export function instantiateGuest(isolate: Isolate, context: Context, code: Guest
   scriptOf(isolate, code).runSync(context);
   const modules = new Map<string, Module>();
   const handles: Array<{ release(): void }> = [];
-  /** Compiles, instantiates and evaluates `specifier`'s wrapper (the hand-off must be on the global). */
-  const makeModule = (specifier: string): Module => {
-    const source = code.wrappers.get(specifier);
-    if (source === undefined) throw safeError("INTERNAL", `guest module ${specifier} is missing`);
-    const module = isolate.compileModuleSync(source, { filename: `knot:internal/${specifier.replace(/[^a-z]+/g, "-")}` });
-    handles.push(module);
-    module.instantiateSync(context, () => {
-      throw new Error("a guest wrapper imports nothing");
-    });
-    module.evaluateSync();
-    modules.set(specifier, module);
-    return module;
-  };
   try {
-    for (const specifier of MADE_WITH_CONTEXT) makeModule(specifier);
+    for (const [specifier, source] of code.wrappers) {
+      const module = isolate.compileModuleSync(source, { filename: `knot:internal/${specifier.replace(/[^a-z]+/g, "-")}` });
+      handles.push(module);
+      module.instantiateSync(context, () => {
+        throw new Error("a guest wrapper imports nothing");
+      });
+      module.evaluateSync();
+      modules.set(specifier, module);
+    }
     const handoff = context.global.getSync(GLOBAL_NAMES.handoff, { reference: true }) as Reference<Record<string, unknown>>;
     handles.push(handoff);
     const begin = handoff.getSync("begin", { reference: true }) as Reference;
@@ -120,20 +105,12 @@ export function instantiateGuest(isolate: Isolate, context: Context, code: Guest
     handles.push(deliver);
     const takeFinished = handoff.getSync("takeFinished", { reference: true }) as Reference;
     handles.push(takeFinished);
-    const lend = handoff.getSync("lend", { reference: true }) as Reference;
-    handles.push(lend);
     context.global.deleteSync(GLOBAL_NAMES.handoff);
     return {
       module(specifier) {
         const found = modules.get(specifier);
-        if (found !== undefined) return found;
-        // Back on the global for this synchronous step only: no user code runs in between.
-        lend.applySync(undefined, []);
-        try {
-          return makeModule(specifier);
-        } finally {
-          context.global.deleteSync(GLOBAL_NAMES.handoff);
-        }
+        if (found === undefined) throw safeError("INTERNAL", `guest module ${specifier} is missing`);
+        return found;
       },
       begin,
       deliver,

@@ -98,9 +98,7 @@ export function createLinker(options: LinkerOptions): Linker {
 
   /** Compiles `specifier`'s module and its imports (depth first), unless already known. */
   async function load(specifier: string): Promise<void> {
-    // A knot:* module is made now if the context does not have it yet: never during instantiation.
-    if (PUBLIC_GUEST_MODULES.has(specifier)) return void options.guestModule(specifier);
-    if (bySpecifier.has(specifier)) return;
+    if (PUBLIC_GUEST_MODULES.has(specifier) || bySpecifier.has(specifier)) return;
     if (!importable(specifier)) refuse(safeError("MODULE_NOT_ALLOWED", `import ${shown(specifier)} is not allowed: ${ALLOWED_TEXT}`));
     if (bySpecifier.size >= MAX_MODULES_PER_RUN) refuse(safeError("MODULE_NOT_ALLOWED", `a tool may load at most ${MAX_MODULES_PER_RUN} modules`));
     const found = sourceOf(specifier);

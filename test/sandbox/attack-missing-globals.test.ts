@@ -52,8 +52,7 @@ test("using them is a plain TOOL_ERROR (ReferenceError), and the refusal functio
   await assertHostUnharmed(pool, marker);
 });
 
-test("the guest modules made on demand (knot:identity, knot:plugin) leave nothing of ours on the global", async () => {
-  // Made while the tool is linked, from a hand-off the worker puts on the global only meanwhile.
+test("a tool importing every knot:* module finds nothing of the worker's on the global", async () => {
   const source = `import { user } from "knot:identity";
     import { call } from "knot:plugin";
     import { getString } from "knot:tool";

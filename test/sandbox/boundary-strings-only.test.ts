@@ -39,10 +39,9 @@ test("the worker never hands the guest a copy, transfer or reference; host funct
   const anySetSync = files.flatMap((file) => [...read(file).matchAll(/\.setSync\(/g)].map(() => file));
   assert.equal(anySetSync.length, 2, "setSync is used only for the two global Callbacks");
   for (const set of sets) assert.match(set, /^guest-code\.ts: GLOBAL_NAMES\.(emit|call), createCallback\(/);
-  // The only References: the worker's handles on guest functions it calls with strings (or nothing:
-  // lend), and on the hand-off object that holds them.
+  // The only References: the worker's handles on guest functions it calls with strings.
   const references = files.flatMap((file) => [...read(file).matchAll(/reference:\s*true/g)].map(() => file));
-  assert.deepEqual(references, ["guest-code.ts", "guest-code.ts", "guest-code.ts", "guest-code.ts", "guest-code.ts"]);
+  assert.deepEqual(references, ["guest-code.ts", "guest-code.ts", "guest-code.ts", "guest-code.ts"]);
   // The code cache goes to the compiler only.
   const caches = files.flatMap((file) => [...read(file).matchAll(/cachedData/g)].map(() => file));
   assert.ok(caches.every((file) => file === "guest-code.ts"), caches.join(", "));
