@@ -1,7 +1,8 @@
 /**
  * Where the load's CPU goes: the server process itself, its sandbox workers (live ones plus those
- * retired meanwhile, which the kernel adds to the server's reaped-children time) and the clients
- * (this process). Read from Linux's /proc; elsewhere the figures are null and the report says so.
+ * retired meanwhile, which the kernel adds to the server's reaped-children time, as it does for any
+ * other child that exited, e.g. a plugin peer) and the clients (this process). Read from Linux's
+ * /proc; elsewhere the figures are null and the report says so.
  */
 import { cpuMsOf, reapedChildrenCpuMsOf, sandboxWorkers } from "../proc.ts";
 
@@ -26,5 +27,5 @@ export function formatCpu(before: TreeCpu | null, after: TreeCpu | null, calls: 
     const ms = after[key] - before[key];
     return `${(ms / calls).toFixed(2)} ms/call (${(ms / 1000 / seconds).toFixed(2)} cores)`;
   };
-  return `cpu during the load (${cores} cores): server ${part("serverMs")}, sandbox workers ${part("workersMs")}, clients ${part("clientsMs")}`;
+  return `cpu during the load (${cores} cores): server ${part("serverMs")}, sandbox workers (+ exited children) ${part("workersMs")}, clients ${part("clientsMs")}`;
 }

@@ -92,7 +92,11 @@ export function createAuthenticator(store: Store, loopback: LoopbackTokens, conn
     const nowMs = Date.parse(now);
     const last = Math.max(touched.get(token.id) ?? 0, token.lastUsedAt === null ? 0 : Date.parse(token.lastUsedAt));
     if (nowMs - last <= TOUCH_INTERVAL_MS) return;
-    if (touched.size >= MAX_CACHED_TOKENS) touched.clear();
+    if (touched.size >= MAX_CACHED_TOKENS) {
+      // Entries older than the interval hold nothing back any more; the rest only if still full.
+      for (const [id, at] of touched) if (nowMs - at > TOUCH_INTERVAL_MS) touched.delete(id);
+      if (touched.size >= MAX_CACHED_TOKENS) touched.clear();
+    }
     touched.set(token.id, nowMs);
     void store.touchToken(token.id, now).catch(() => {});
   };

@@ -15,8 +15,9 @@ import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import type { Store } from "../../src/store/store.ts";
 import { tempDir } from "../helpers/fixtures.ts";
 
-async function withTokenStore(body: (store: Store, secret: string, tokenId: string, calls: Map<string, number>) => Promise<void>): Promise<void> {
-  const real = await createSqliteStore({ path: join(tempDir(), "knot.db") });
+async function withTokenStore(body: (store: Store, secret: string, tokenId: string, calls: Map<string, number>, path: string) => Promise<void>): Promise<void> {
+  const path = join(tempDir(), "knot.db");
+  const real = await createSqliteStore({ path });
   const calls = new Map<string, number>();
   // Counts the reads and touches the authenticator makes (the store's methods are closures).
   const counted = <K extends "findTokenByHash" | "touchToken">(key: K): Store[K] => ((...args: Parameters<Store[K]>) => {
@@ -28,7 +29,7 @@ async function withTokenStore(body: (store: Store, secret: string, tokenId: stri
     const user = await real.createUser({ name: "ada", isAdmin: false });
     const secret = mintSecret("kt_");
     const token = await real.createToken({ userId: user.id, name: "t", secretHash: hashSecret(secret), scopes: null, expiresAt: null });
-    await body(store, secret, token.id, calls);
+    await body(store, secret, token.id, calls, path);
   } finally {
     await real.close();
   }
@@ -68,12 +69,28 @@ test("a cached token is refreshed once per interval, not on every request", asyn
   });
 });
 
+// A guard against a regression (it passes without the change too): the cache must not outlive a revocation.
 test("a revoked token is refused at once, though its use was just recorded", async () => {
   await withTokenStore(async (store, secret, tokenId) => {
     const auth = createAuthenticator(store, createLoopbackTokens());
     assert.ok(await auth.authenticate({ bearer: secret, remoteAddress: "127.0.0.1", route: "mcp" }));
     await lastUsedAt(store, tokenId, null);
     assert.equal(await store.revokeToken(tokenId), true);
+    assert.equal(await auth.authenticate({ bearer: secret, remoteAddress: "127.0.0.1", route: "mcp" }), null);
+  });
+});
+
+test("a token revoked by another process (the CLI) is refused at once, its use just recorded here", async () => {
+  await withTokenStore(async (store, secret, tokenId, _calls, path) => {
+    const auth = createAuthenticator(store, createLoopbackTokens());
+    assert.ok(await auth.authenticate({ bearer: secret, remoteAddress: "127.0.0.1", route: "mcp" }));
+    await lastUsedAt(store, tokenId, null);
+    const cli = await createSqliteStore({ path });
+    try {
+      assert.equal(await cli.revokeToken(tokenId), true);
+    } finally {
+      await cli.close();
+    }
     assert.equal(await auth.authenticate({ bearer: secret, remoteAddress: "127.0.0.1", route: "mcp" }), null);
   });
 });

@@ -7,7 +7,7 @@
  * do not move the change mark the caches rely on, and every other write does.
  */
 import assert from "node:assert/strict";
-import { statSync } from "node:fs";
+import { copyFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
@@ -61,6 +61,37 @@ test(`durability "normal": the writer thread checkpoints the WAL into the databa
     for (let waited = 0; statSync(path).size === sizeBefore && waited < 10_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
     assert.ok(statSync(path).size > sizeBefore, "no checkpoint copied the WAL into the database file");
     assert.deepEqual(await verifyAuditChain(store.iterateAudit()), { ok: true, rows: 1_000 });
+  } finally {
+    await store.close();
+  }
+});
+
+test(`durability "normal": a write that does not move the change mark (a token's last use) is still checkpointed`, async () => {
+  const path = join(tempDir(), "knot.db");
+  const store = await createSqliteStore({ path, durability: "normal" });
+  try {
+    const user = await store.createUser({ name: "ada", isAdmin: false });
+    const token = await store.createToken({ userId: user.id, name: "t", secretHash: "h".repeat(64), scopes: null, expiresAt: null });
+    /** last_used_at as the database file alone has it (a copy without the WAL: only checkpoints reach it). */
+    const inFile = (): unknown => {
+      const copy = join(tempDir(), "copy.db");
+      copyFileSync(path, copy);
+      const db = new DatabaseSync(copy);
+      try {
+        return db.prepare("SELECT last_used_at FROM tokens WHERE id = ?").get(token.id)?.last_used_at;
+      } catch {
+        return undefined; // not even the schema is checkpointed yet
+      } finally {
+        db.close();
+      }
+    };
+    for (let waited = 0; inFile() === undefined && waited < 10_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(inFile(), null, "the token never reached the database file");
+    const mark = store.changeMark!();
+    await store.touchToken(token.id, "2026-12-01T00:00:00.000Z");
+    assert.equal(store.changeMark!(), mark);
+    for (let waited = 0; inFile() === null && waited < 10_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(inFile(), "2026-12-01T00:00:00.000Z", "no checkpoint copied the token's last use into the database file");
   } finally {
     await store.close();
   }

@@ -138,7 +138,7 @@ test("an inbox whose rows another store moved first goes idle: no empty moves in
   try {
     const audit = createAuditMethods({ db, now: () => new Date().toISOString() });
     let moves = 0;
-    const inbox = createAuditInbox(db, client, { appendTaken: (take, then) => (moves += 1, audit.appendTaken(take, then)) }, () => {});
+    const inbox = createAuditInbox(db, client, { appendTaken: (take, then) => (moves += 1, audit.appendTaken(take, then)) });
     await inbox.enqueue([entry("moved-by-the-other")]);
     assert.equal((await other.queryAudit({})).length, 1); // the other store moves it before this inbox's timer runs
     await new Promise((resolve) => setTimeout(resolve, 40 * INBOX_DELAY_MS));

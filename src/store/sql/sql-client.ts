@@ -33,8 +33,9 @@ export interface SqlClient extends SqlQueryable {
    */
   transaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T>;
   /**
-   * `query` for a write of a value nobody caches a read of (a token's last use): on SQLite it does
-   * not move the store's change mark, so it does not empty the caches in front of the store.
+   * `query` for an informational write (a token's last use) that caches may keep a stale copy of:
+   * on SQLite it does not move the store's change mark, so it does not empty the caches in front
+   * of the store. Whoever reads such a value through a cache must allow for it being stale.
    */
   informationalWrite(sql: string, params?: readonly SqlValue[]): Promise<SqlResult>;
 }

@@ -43,7 +43,7 @@ function storedRow(row: SqlRow): StoredAuditEntry {
   return { entry: toAuditEntryInput(row), argsJson: String(row.args) };
 }
 
-export function createAuditInbox(db: Db, client: SqliteClient, audit: Pick<AuditMethods, "appendTaken">, onCommit: () => void): AuditInbox {
+export function createAuditInbox(db: Db, client: SqliteClient, audit: Pick<AuditMethods, "appendTaken">): AuditInbox {
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
 
@@ -59,7 +59,6 @@ export function createAuditInbox(db: Db, client: SqliteClient, audit: Pick<Audit
     }, () => {
       if (taken > 0) db.run("DELETE FROM audit_inbox WHERE id <= ?", lastId);
     });
-    if (taken > 0) onCommit();
     return taken === MOVE_BATCH;
   }
 
@@ -83,7 +82,6 @@ export function createAuditInbox(db: Db, client: SqliteClient, audit: Pick<Audit
       await client.exclusive(() => db.appendOnlyTransaction(() => {
         for (const row of stored) db.run(INSERT, ...auditColumnValues(row));
       }));
-      onCommit();
       schedule(INBOX_DELAY_MS);
     },
     async drain() {

@@ -50,10 +50,12 @@ export interface Db {
    */
   appendOnlyTransaction<T>(work: () => T): T;
   /**
-   * Runs `work` (synchronous writes of values nobody caches a read of, like a token's last use)
+   * Runs `work` (synchronous writes the caches may keep a stale copy of, like a token's last use)
    * without moving `changeMark`. Other processes still see the commit in their data_version.
    */
   untracked<T>(work: () => T): T;
+  /** Every write made on this connection so far, tracked or not (what the WAL checkpoints follow). */
+  writeCount(): number;
   /**
    * Changes whenever data read through this connection may have changed: another connection or
    * process committed (`PRAGMA data_version`), or this one wrote outside `appendOnlyTransaction`.
@@ -97,10 +99,13 @@ function wrap(database: DatabaseSync, location: string, durability: Durability):
   // Writes through this connection (data_version only counts other connections' commits).
   let writes = 0;
   let untracked = false;
+  let allWrites = 0;
   /** Statements that may write, judged once when prepared (the hot path only looks it up). */
   const writing = new WeakSet<StatementSync>();
   const wrote = (prepared: StatementSync) => {
-    if (!untracked && writing.has(prepared)) writes += 1;
+    if (!writing.has(prepared)) return;
+    allWrites += 1;
+    if (!untracked) writes += 1;
   };
 
   function untrackedWork<T>(work: () => T): T {
@@ -157,6 +162,7 @@ function wrap(database: DatabaseSync, location: string, durability: Durability):
     all: (sql, ...params) => statement(sql).all(...params) as SqlRow[],
     query,
     exec: (sql) => {
+      allWrites += 1;
       if (!untracked) writes += 1; // schema changes, BEGIN/COMMIT: counted, never judged
       database.exec(sql);
     },
@@ -171,8 +177,9 @@ function wrap(database: DatabaseSync, location: string, durability: Durability):
         if (durability === "normal") database.exec("PRAGMA synchronous = FULL");
       }
     },
-    // Inside an open transaction the writes join it, and its COMMIT moves the mark anyway.
+    // Inside an open transaction the writes join it, and count as that transaction's do.
     untracked: <T>(work: () => T): T => (database.isTransaction ? work() : untrackedWork(work)),
+    writeCount: () => allWrites,
     changeMark: () => `${String(statement("PRAGMA data_version").get()?.data_version)}:${writes}`,
     close() {
       if (!open) return;

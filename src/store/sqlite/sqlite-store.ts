@@ -50,7 +50,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
   // Appends on this connection wait for the client's open transaction: they must not join it.
   const audit = createAuditMethods({ db, now });
   // Rows a killed process left in the inbox move now; every read of the audit log moves the rest first.
-  const inbox = createAuditInbox(db, client, audit, () => checkpoints?.wrote());
+  const inbox = createAuditInbox(db, client, audit);
   try {
     await inbox.drain();
   } catch (error) {
@@ -70,9 +70,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
       appendAuditBatch: async (entries) => {
         await inbox.drain();
         if (auditWriter) return auditWriter.appendBatch(entries);
-        const rows = await client.exclusive(() => audit.appendAuditBatch(entries));
-        checkpoints?.wrote();
-        return rows;
+        return client.exclusive(() => audit.appendAuditBatch(entries));
       },
       // Only where appends commit on this connection anyway ("normal", or in memory): with "full"
       // an acknowledgement waits for an fsync, which the writer thread keeps off the event loop.
@@ -114,15 +112,17 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
 const CHECKPOINT_EVERY_MS = 1_000;
 
 /** Turns off automatic checkpoints on `db` and runs them on the thread, once a second after any write. */
-function startCheckpoints(db: Db, thread: AuditWriterThread): { wrote(): void; stop(): void } {
+function startCheckpoints(db: Db, thread: AuditWriterThread): { stop(): void } {
   db.exec("PRAGMA wal_autocheckpoint = 0");
   let dirty = false;
   let running = false;
-  let mark = db.changeMark();
+  // The change mark follows other processes' commits; the write count every write here, including
+  // those that do not move the mark (audit appends, a token's last use).
+  const markNow = () => `${db.changeMark()}|${db.writeCount()}`;
+  let mark = markNow();
   const timer = setInterval(() => {
     if (running) return;
-    // Audit appends do not move the change mark; every other write (and other processes' commits) does.
-    const now = db.changeMark();
+    const now = markNow();
     if (!dirty && now === mark) return;
     mark = now;
     dirty = false;
@@ -131,5 +131,5 @@ function startCheckpoints(db: Db, thread: AuditWriterThread): { wrote(): void; s
     void thread.checkpoint().catch(() => (dirty = true)).finally(() => (running = false));
   }, CHECKPOINT_EVERY_MS);
   timer.unref();
-  return { wrote: () => void (dirty = true), stop: () => clearInterval(timer) };
+  return { stop: () => clearInterval(timer) };
 }
