@@ -110,14 +110,27 @@ export function createToolResolver(deps: ResolverDeps): ToolResolver {
   const verdicts = async (principal: Principal): Promise<Verdict[]> => judge(principal, await candidates(principal));
 
   /**
-   * What resolve needs for `name`, without judging every tool: the candidates named `name` or
-   * whose unqualified name it is (shared tools), with every other candidate of those names.
+   * What resolve needs for `name`, without building or judging every tool: the candidates named
+   * `name` or whose unqualified name it is (shared tools), with every other candidate of those
+   * names, in the order `candidates` gives them. A call costs the same however many plugin tools
+   * are installed.
    */
   const verdictsFor = async (principal: Principal, name: string): Promise<Verdict[]> => {
-    const all = await candidates(principal);
+    const users = await userCandidates(principal);
     const names = new Set<string>([name]);
-    for (const tool of all) if (tool.kind === "user" && tool.user.name === name) names.add(tool.name);
-    return judge(principal, all.filter((tool) => names.has(tool.name)));
+    for (const user of users) if (user.name === name) names.add(callableName(principal.user.id, user));
+    const subset: CandidateTool[] = [];
+    for (const boot of deps.boot) if (names.has(boot.name)) subset.push({ kind: "boot", name: boot.name, boot });
+    for (const user of users) {
+      const callable = callableName(principal.user.id, user);
+      if (names.has(callable)) subset.push({ kind: "user", name: callable, user });
+    }
+    // Plugin tool names are unique, so each name has at most one.
+    for (const toolName of names) {
+      const plugin = deps.registry.mcpTool(toolName);
+      if (plugin) subset.push({ kind: "plugin", name: plugin.decl.name, plugin });
+    }
+    return judge(principal, subset);
   };
 
   return {
