@@ -11,7 +11,7 @@
 import { DEFAULT_CONFIG } from "../src/config.ts";
 import { formatRows, runMcpBench, type BenchRow } from "./mcp.ts";
 import { runSandboxBench, type SandboxNumbers } from "./sandbox.ts";
-import { runRssBench } from "./sandbox-rss.ts";
+import { runRssBench, type RssNumbers } from "./sandbox-rss.ts";
 import { profileContext } from "./context-profile.ts";
 import { profileSandbox } from "./sandbox-profile.ts";
 import { runAuditBench } from "./audit.ts";
@@ -26,7 +26,8 @@ type Mode = (typeof MODES)[number];
 
 const sandbox = {} as Record<Mode, SandboxNumbers>;
 const mcp = {} as Record<Mode, BenchRow[]>;
-const rss = {} as Record<Mode, { beforeMb: number; afterMb: number }>;
+const rss = {} as Record<Mode, RssNumbers>;
+const rssText = (numbers: RssNumbers) => `${numbers.beforeMb.toFixed(0)} → ${numbers.afterMb.toFixed(0)} MB (${numbers.minMb.toFixed(0)}–${numbers.maxMb.toFixed(0)} on the way)`;
 for (const mode of MODES) {
   const { lines, numbers } = await runSandboxBench(RUNS, mode);
   sandbox[mode] = numbers;
@@ -35,7 +36,7 @@ for (const mode of MODES) {
   mcp[mode] = await runMcpBench(CALLS, undefined, DURABILITY, mode);
   console.log(formatRows(mcp[mode]));
   rss[mode] = await runRssBench(RSS_RUNS, mode);
-  console.log(`worker RSS over ${RSS_RUNS} runs (1 worker, no recycling): ${rss[mode].beforeMb.toFixed(0)} → ${rss[mode].afterMb.toFixed(0)} MB\n`);
+  console.log(`worker RSS over ${RSS_RUNS} runs (1 worker, no recycling): ${rssText(rss[mode])}\n`);
 }
 
 // What a call waits for to have its audit row acknowledged (SQLite, "normal"): the inbox against the chain append.
@@ -63,7 +64,7 @@ const rows: Array<[string, string, (mode: Mode) => string, string]> = [
   ["trivial sandbox run p50 / runs/s at 8 concurrent", "4.7 ms / 176 per s", (m) => `${sandbox[m].trivialP50Ms.toFixed(2)} ms / ${sandbox[m].runsPerSecond.toFixed(0)} per s`, "≤ 1 ms / ≥ 1,000 per s"],
   ["`knot:plugin.call` inside a run, vs raw undici", "+3.5 ms = 2.2×", (m) => `+${sandbox[m].loopbackOverheadMs.toFixed(2)} ms = ${x(sandbox[m].loopbackRatio)}`, "≤ 1.3×"],
   ["`bench:load` (64 clients): user tool p50", "778 ms", () => "run `npm run bench:load`", "≤ 100 ms, 0 errors"],
-  [`sandbox worker RSS over ${RSS_RUNS} runs`, "103 → 385 MB (recycled)", (m) => `${rss[m].beforeMb.toFixed(0)} → ${rss[m].afterMb.toFixed(0)} MB`, "flat (±20 MB)"],
+  [`sandbox worker RSS over ${RSS_RUNS} runs`, "103 → 385 MB (recycled)", (m) => rssText(rss[m]), "flat (±20 MB)"],
 ];
 
 const header = ["path", "today (issue 13)", 'now, isolate_reuse "never"', 'now, isolate_reuse "user"', "goal"];

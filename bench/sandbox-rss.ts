@@ -1,7 +1,10 @@
 /**
  * `npm run bench` (part): a sandbox worker's resident memory over many runs (issue 13: "flat, leak
  * found"). One worker, recycling off, N trivial runs from a few users at 4 concurrent; the RSS of
- * the worker process is read from /proc after a warm-up (up to 2,000 runs) and at the end.
+ * the worker process is read from /proc after a warm-up (up to 2,000 runs), after each tenth of the
+ * runs, and at the end. The range matters as much as the two ends: kept isolates free their dead
+ * contexts at their own major GCs, so the RSS swings by tens of MB without creeping (50,000 runs
+ * stayed within 222–251 MB, ending at the low end).
  */
 import { createSandboxPool, DEFAULT_RUN_LIMITS, type GuestUser } from "../sandbox/index.ts";
 import { memoryOf, sandboxWorkers } from "./proc.ts";
@@ -13,7 +16,16 @@ function workerRssMb(): number {
   return sandboxWorkers().reduce((total, pid) => total + (memoryOf(pid)?.rssMb ?? 0), 0);
 }
 
-export async function runRssBench(runs: number, isolateReuse: "user" | "never"): Promise<{ beforeMb: number; afterMb: number; runs: number }> {
+export interface RssNumbers {
+  readonly beforeMb: number;
+  readonly afterMb: number;
+  /** The lowest and highest reading from the warm-up's end to the last run. */
+  readonly minMb: number;
+  readonly maxMb: number;
+  readonly runs: number;
+}
+
+export async function runRssBench(runs: number, isolateReuse: "user" | "never"): Promise<RssNumbers> {
   const pool = createSandboxPool({ workers: 1, runsPerWorker: 4, userRunsInFlight: 4, recycleAfterRuns: 1e9, isolateReuse, workerMemoryMb: 4096 });
   let seq = 0;
   const one = async () => {
@@ -36,8 +48,13 @@ export async function runRssBench(runs: number, isolateReuse: "user" | "never"):
     // malloc arenas settle; measured in-process, both level off within ~1,600 runs.
     await batch(Math.min(2_000, runs / 5));
     const beforeMb = workerRssMb();
-    await batch(runs);
-    return { beforeMb, afterMb: workerRssMb(), runs };
+    const readings = [beforeMb];
+    const tenth = Math.ceil(runs / 10);
+    for (let done = 0; done < runs; done += tenth) {
+      await batch(Math.min(tenth, runs - done));
+      readings.push(workerRssMb());
+    }
+    return { beforeMb, afterMb: readings.at(-1)!, minMb: Math.min(...readings), maxMb: Math.max(...readings), runs };
   } finally {
     await pool.close();
   }
@@ -46,7 +63,7 @@ export async function runRssBench(runs: number, isolateReuse: "user" | "never"):
 if (import.meta.main) {
   const runs = Number(process.argv[2] ?? 10_000);
   for (const mode of ["never", "user"] as const) {
-    const { beforeMb, afterMb } = await runRssBench(runs, mode);
-    console.log(`${mode}: worker RSS ${beforeMb.toFixed(0)} → ${afterMb.toFixed(0)} MB over ${runs} runs`);
+    const { beforeMb, afterMb, minMb, maxMb } = await runRssBench(runs, mode);
+    console.log(`${mode}: worker RSS ${beforeMb.toFixed(0)} → ${afterMb.toFixed(0)} MB over ${runs} runs (${minMb.toFixed(0)}–${maxMb.toFixed(0)} MB on the way)`);
   }
 }
