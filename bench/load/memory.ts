@@ -29,11 +29,19 @@ export function treeMemory(pid: number): TreeMemory | null {
   return { server, workers };
 }
 
-export function formatMemory(label: string, memory: TreeMemory | null, heapUsedMb: number | null): string {
+/** The server's own view of its memory (after a full GC). */
+export interface HeapFigures {
+  readonly heapUsedMb: number;
+  readonly heapTotalMb: number;
+  readonly externalMb: number;
+}
+
+export function formatMemory(label: string, memory: TreeMemory | null, heapFigures: HeapFigures | null): string {
   if (!memory) return `${label}: /proc is not readable here (memory not measured)`;
   const workers = memory.workers.map((w) => `${w.rssMb.toFixed(0)} MB (peak ${w.peakMb.toFixed(0)})`).join(", ");
   const total = memory.server.rssMb + memory.workers.reduce((sum, w) => sum + w.rssMb, 0);
-  const heap = heapUsedMb === null ? "" : `, JS heap after GC ${heapUsedMb.toFixed(0)} MB`;
+  const heap = heapFigures === null ? ""
+    : `, JS heap after GC ${heapFigures.heapUsedMb.toFixed(0)} MB of ${heapFigures.heapTotalMb.toFixed(0)} held, external ${heapFigures.externalMb.toFixed(0)} MB`;
   return `${label}: server RSS ${memory.server.rssMb.toFixed(0)} MB (peak ${memory.server.peakMb.toFixed(0)})${heap}; `
     + `${memory.workers.length} sandbox workers: ${workers || "none"}; total ${total.toFixed(0)} MB`;
 }

@@ -33,6 +33,9 @@ export interface ServerStats {
   readonly t: "stats";
   /** After a full garbage collection. */
   readonly heapUsedMb: number;
+  /** The JS heap V8 holds from the OS (used or not), and memory outside it (buffers, native objects). */
+  readonly heapTotalMb: number;
+  readonly externalMb: number;
   readonly sandbox: { readonly workers: number; readonly busy: number; readonly queued: number; readonly restarts: number };
   readonly mcpSessions: number;
 }

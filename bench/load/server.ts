@@ -63,7 +63,12 @@ process.on("message", (raw: unknown) => {
   if (message.t === "stats") {
     // Collected first (the child runs with --expose-gc) so the heap figure is what is retained.
     (globalThis as { gc?: () => void }).gc?.();
-    process.send!({ t: "stats", heapUsedMb: process.memoryUsage().heapUsed / 2 ** 20, sandbox: app.sandbox.stats(), mcpSessions: app.mcp.sessions.size });
+    const memory = process.memoryUsage();
+    const mb = (bytes: number) => bytes / 2 ** 20;
+    process.send!({
+      t: "stats", heapUsedMb: mb(memory.heapUsed), heapTotalMb: mb(memory.heapTotal), externalMb: mb(memory.external),
+      sandbox: app.sandbox.stats(), mcpSessions: app.mcp.sessions.size,
+    });
   } else if (message.t === "stop") {
     void app.close().then(() => process.send!({ t: "stopped" }, () => process.exit(0)));
   }
