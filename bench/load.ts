@@ -47,7 +47,7 @@ const startedAt = Date.now();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "knot-bench-load-"));
 const database = path.join(dir, "load.db");
 const server = fork(path.join(import.meta.dirname, "load/server.ts"), [JSON.stringify({ database, users: USERS })], {
-  execArgv: ["--no-node-snapshot", "--disable-warning=ExperimentalWarning", "--expose-gc"], stdio: ["ignore", "inherit", "inherit", "ipc"],
+  execArgv: ["--no-node-snapshot", "--disable-warning=ExperimentalWarning", "--max-semi-space-size=8", "--expose-gc"], stdio: ["ignore", "inherit", "inherit", "ipc"],
 });
 // The hard stop: whatever happens, nothing outlives the time limit by more than a minute.
 const watchdog = setTimeout(() => {
