@@ -73,4 +73,27 @@ forEachStore((backend) => {
     assert.equal((await store.getToken(token.id))?.revokedAt, revoked.revokedAt); // the first revocation time is kept
     assert.equal(await store.revokeToken("nope"), false);
   });
+  test("tokens: a derived token (a web session) is made only while its parent is active; revoking the parent revokes it", async () => {
+    const { store } = await backend.open();
+    const ada = await store.createUser({ name: "ada", isAdmin: false });
+    const parent = await store.createToken({ userId: ada.id, name: "p", secretHash: hashSecret(mintSecret()), scopes: null, expiresAt: null });
+    const child = await store.createToken({ userId: ada.id, name: "web session", secretHash: hashSecret(mintSecret()), scopes: null, expiresAt: null, parentId: parent.id });
+    assert.equal(child.parentId, parent.id);
+    assert.equal(await store.revokeToken(parent.id), true);
+    assert.notEqual((await store.getToken(child.id))?.revokedAt, null, "the derived token survived its parent's revocation");
+    await assert.rejects(
+      store.createToken({ userId: ada.id, name: "web session", secretHash: hashSecret(mintSecret()), scopes: null, expiresAt: null, parentId: parent.id }),
+      (error: Error & { code?: string }) => error.code === "UNAUTHENTICATED",
+    );
+    const expired = await store.createToken({ userId: ada.id, name: "e", secretHash: hashSecret(mintSecret()), scopes: null, expiresAt: "2000-01-01T00:00:00.000Z" });
+    await assert.rejects(
+      store.createToken({ userId: ada.id, name: "web session", secretHash: hashSecret(mintSecret()), scopes: null, expiresAt: null, parentId: expired.id }),
+      (error: Error & { code?: string }) => error.code === "UNAUTHENTICATED",
+    );
+    await assert.rejects(
+      store.createToken({ userId: ada.id, name: "web session", secretHash: hashSecret(mintSecret()), scopes: null, expiresAt: null, parentId: "nope" }),
+      (error: Error & { code?: string }) => error.code === "UNAUTHENTICATED",
+    );
+    assert.equal((await store.listTokens(ada.id)).filter((token) => token.revokedAt === null).length, 1, "only the expired (unrevoked) parent is left unrevoked");
+  });
 });

@@ -7,6 +7,7 @@ import { KnotError } from "../../errors.ts";
 import type { Store, TokenRecord } from "../store.ts";
 import type { StoreContext } from "./context.ts";
 import { toToken } from "./records.ts";
+import type { SqlQueryable } from "./sql-client.ts";
 
 type TokenMethods = Pick<Store, "createToken" | "findTokenByGrant" | "renameToken" | "findTokenByHash" | "listTokens" | "getToken" | "revokeToken" | "touchToken">;
 
@@ -22,10 +23,24 @@ export function createTokenMethods({ client, now }: StoreContext): TokenMethods 
     return row ? toToken(row) : null;
   }
 
+  /**
+   * A derived token (a web session) is made only while the token it derives from is active, in one
+   * transaction that holds the parent's row (SQLite: the write lock). A revocation takes the same
+   * row first (revokeToken), so either it sees the new child and revokes it too, or the child is
+   * refused: no derived token outlives a revocation that raced its creation.
+   */
+  async function assertParentActive(tx: SqlQueryable, parentId: string): Promise<void> {
+    const [parent] = (await tx.query(`SELECT revoked_at, expires_at FROM tokens WHERE id = ?${dialect.lockRows("FOR SHARE")}`, [parentId])).rows;
+    const expiresAt = parent?.expires_at;
+    if (!parent || parent.revoked_at !== null || (typeof expiresAt === "string" && expiresAt <= now())) {
+      throw new KnotError("UNAUTHENTICATED", "the token this one would derive from is no longer valid (revoked or expired)");
+    }
+  }
+
   return {
     async createToken({ userId, name, secretHash, scopes, expiresAt, parentId = null, connection = null }) {
-      try {
-        const { rows } = await client.query(
+      const insert = (target: SqlQueryable) =>
+        target.query(
           `INSERT INTO tokens (id, user_id, name, secret_hash, scopes, created_at, expires_at, parent_id, client_id, client_name, grant_id)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
           [
@@ -42,6 +57,11 @@ export function createTokenMethods({ client, now }: StoreContext): TokenMethods 
             connection?.grantId ?? null,
           ],
         );
+      try {
+        const { rows } = parentId === null ? await insert(client) : await client.transaction(async (tx) => {
+          await assertParentActive(tx, parentId);
+          return insert(tx);
+        });
         return toToken(rows[0]!);
       } catch (error) {
         if (dialect.isForeignKeyViolation(error)) throw new KnotError("NOT_FOUND", `No user with id ${userId}.`);
@@ -67,9 +87,14 @@ export function createTokenMethods({ client, now }: StoreContext): TokenMethods 
     },
 
     async revokeToken(id) {
-      // One statement revokes the token and the tokens derived from it together (atomic on both backends).
-      const { rows } = await client.query("UPDATE tokens SET revoked_at = ? WHERE (id = ? OR parent_id = ?) AND revoked_at IS NULL RETURNING id", [now(), id, id]);
-      return rows.some((row) => row.id === id);
+      return client.transaction(async (tx) => {
+        // The token's row first: a derived token being created meanwhile (createToken) either
+        // committed before this (the UPDATE below sees it) or waits and then finds it revoked.
+        await tx.query(`SELECT id FROM tokens WHERE id = ?${dialect.lockRows("FOR UPDATE")}`, [id]);
+        // One statement revokes the token and the tokens derived from it together.
+        const { rows } = await tx.query("UPDATE tokens SET revoked_at = ? WHERE (id = ? OR parent_id = ?) AND revoked_at IS NULL RETURNING id", [now(), id, id]);
+        return rows.some((row) => row.id === id);
+      });
     },
 
     async touchToken(id, at) {
