@@ -50,8 +50,9 @@ export async function watchToolList(options: ListWatchOptions): Promise<ListWatc
   async function compareNow(always: boolean): Promise<void> {
     const now = options.changeMark();
     if (!always && now === mark) return;
-    mark = now;
     const print = await options.fingerprint();
+    // Only once the list was read: a failed read (the store busy) is retried at the next poll.
+    mark = now;
     if (print === seen) return;
     seen = print;
     options.changed();
