@@ -6,6 +6,7 @@
  * (`kts_…`, minted by src/web at sign-in and stored hashed like any token) are accepted only as
  * the session cookie, never as a bearer, and never on /mcp.
  */
+import { deepFreeze } from "../deep-freeze.ts";
 import type { Principal } from "../identity/principal.ts";
 import type { Store, TokenRecord } from "../store/store.ts";
 import { type LoopbackTokens } from "./loopback-tokens.ts";
@@ -78,7 +79,8 @@ export function createAuthenticator(store: Store, loopback: LoopbackTokens, conn
     const entry = await cached(hash, async () => {
       const token = await store.findTokenByHash(hash);
       const principal = token && (await principalForToken(token));
-      return token && principal ? { token, principal } : null;
+      // One object serves every request of the token until the mark moves: nobody may change it.
+      return token && principal ? deepFreeze({ token, principal }) : null;
     });
     return entry && livePrincipal(entry.token, entry.principal);
   };
