@@ -58,7 +58,8 @@ export interface Db {
   writeCount(): number;
   /**
    * Changes whenever data read through this connection may have changed: another connection or
-   * process committed (`PRAGMA data_version`), or this one wrote outside `appendOnlyTransaction`.
+   * process committed (`PRAGMA data_version`), or this one wrote outside `appendOnlyTransaction`
+   * and `untracked`.
    * Costs one tiny statement, so in-memory caches can check it on every request.
    */
   changeMark(): string;
