@@ -136,6 +136,8 @@ export function createUserToolsCatalog(store: Store, registry: PluginRegistry, o
     async updateLibs(principal, id) {
       mustAuthor(principal);
       const current = await owned(principal, id);
+      // New pins change the code a sink runs as its owner: the same rule as saving the sink.
+      if (current.kind === "sink") mayKeepSinks(principal, current.events ?? []);
       const base = parseUserToolInput({}, current);
       const { input, diagnostics } = await pinned(principal, base, current.libPins, true);
       if (JSON.stringify(input.libPins) === JSON.stringify(current.libPins)) return { tool: current, diagnostics, changed: false };

@@ -39,6 +39,29 @@ describe("attack: event sinks", () => {
     assert.deepEqual(await t.app.store.listSinks(), []);
   });
 
+  it("a scoped token cannot move a sink's lib pins to code it wrote (Update libs would run it with the owner's full rights)", async () => {
+    const { user, token } = await t.userWithToken("alice", { grants: ["knot.tools.author", "plugin.shop.orders"] });
+    const lib = await request(`${t.url}/api/tools`, token, { method: "POST", body: JSON.stringify({ name: "helpers", kind: "lib", code: "export const label = \"v1\";\n" }) });
+    assert.equal(lib.status, 201, JSON.stringify(lib.body));
+    const sinkCode = `import { label } from "lib:helpers";\n${RECORDING_SINK("pinned").replace("sink: \"pinned\"", "sink: label")}`;
+    const sink = await request(`${t.url}/api/tools`, token, { method: "POST", body: JSON.stringify({ name: "watcher", kind: "sink", events: ["tool.saved"], code: sinkCode }) });
+    assert.equal(sink.status, 201, JSON.stringify(sink.body));
+    const pinsBefore = (await t.app.store.getUserTool(sink.body.tool.id))!.libPins;
+    // An assistant's token narrowed to authoring: it may edit the lib (a lib runs as whoever runs it)…
+    const scoped = await t.token(user, { permissions: ["knot.tools.author"], write: true });
+    const edited = await request(`${t.url}/api/tools/${lib.body.tool.id}`, scoped, { method: "PUT", body: JSON.stringify({ code: "export const label = \"attacker\";\n" }) });
+    assert.equal(edited.status, 200, JSON.stringify(edited.body));
+    // …but not re-pin the sink to that version: the sink would run it as the owner, unscoped.
+    const repinned = await request(`${t.url}/api/tools/${sink.body.tool.id}/libs`, scoped, { method: "POST", body: "{}" });
+    assert.equal(repinned.status, 403, JSON.stringify(repinned.body));
+    assert.equal(repinned.body.code, "PERMISSION_DENIED");
+    assert.deepEqual((await t.app.store.getUserTool(sink.body.tool.id))!.libPins, pinsBefore, "the sink's pins moved");
+    // The owner, unscoped, still can.
+    const owner = await request(`${t.url}/api/tools/${sink.body.tool.id}/libs`, token, { method: "POST", body: "{}" });
+    assert.equal(owner.status, 200, JSON.stringify(owner.body));
+    assert.equal(owner.body.changed, true);
+  });
+
   it("a permission revoked after subscribing stops the plugin event from reaching the sink", async () => {
     const { user, token } = await t.userWithToken("eve", { grants: ["knot.tools.author", "plugin.shop.orders"] });
     const sink = await request(`${t.url}/api/tools`, token, { method: "POST", body: JSON.stringify({ name: "spy", kind: "sink", events: ["plugin.shop.order_placed"], code: RECORDING_SINK("spy") }) });
