@@ -2,7 +2,9 @@
  * Why: API tokens are credentials. A new token's secret is shown once and only its hash is
  * stored; a token can only be created by an unscoped credential (a scoped one could otherwise
  * mint itself a broader token), for oneself unless the caller is an admin; and a token can be
- * listed and revoked only by its owner or an admin.
+ * listed and revoked only by its owner or an admin. A scoped credential (an assistant's narrowed
+ * token) sees and revokes only itself: it must neither learn about the user's other credentials
+ * nor revoke them (the user could not mint a new token without an unscoped one).
  */
 import { adminOf } from "../admin/admin.ts";
 import { SESSION_TOKEN_NAME, tokenScopes } from "../admin/tokens.ts";
@@ -49,7 +51,8 @@ export function tokenRoutes(services: Services): Route[] {
       async handle(ctx) {
         const all = ctx.url.searchParams.get("all") === "1";
         if (all && !effectiveIsAdmin(ctx.principal)) throw new KnotError("PERMISSION_DENIED", "permission denied: only admins list every user's tokens");
-        const tokens = await store.listTokens(all ? undefined : ctx.principal.user.id);
+        const own = await store.listTokens(all ? undefined : ctx.principal.user.id);
+        const tokens = ctx.principal.scopes === null ? own : own.filter((t) => t.id === ctx.principal.tokenId);
         const names = all ? new Map((await store.listUsers()).map((u) => [u.id, u.name])) : null;
         sendJson(ctx.res, 200, {
           tokens: tokens.map((t) => ({ ...describeToken(t, ctx.principal), ...(names ? { userName: names.get(t.userId) ?? null } : {}) })),
@@ -91,6 +94,9 @@ export function tokenRoutes(services: Services): Route[] {
         const mine = token?.userId === ctx.principal.user.id;
         if (!token || (!mine && !effectiveIsAdmin(ctx.principal))) throw new KnotError("NOT_FOUND", "no such token");
         if (!mayWrite(ctx.principal)) throw new KnotError("PERMISSION_DENIED", "permission denied: this credential may not change things");
+        if (ctx.principal.scopes !== null && token.id !== ctx.principal.tokenId) {
+          throw new KnotError("PERMISSION_DENIED", "permission denied: a scoped credential may revoke only itself; sign in with an unscoped token to revoke others");
+        }
         const revoked = await admin.tokens.revoke(token);
         if (token.connection) {
           await services.audit.record({ principal: ctx.principal, surface: "http", tool: "oauth.revoke", args: { clientId: token.connection.clientId, connectionId: token.id }, outcome: revoked ? "ok" : "ALREADY_REVOKED", durationMs: 0, requestId: ctx.requestId });
