@@ -1,5 +1,6 @@
 import { KnotError } from "../errors.ts";
 import { sendJson } from "../http/respond.ts";
+import { mustScopeUserTools } from "../http/routes/tool-routes.ts";
 import type { Route } from "../http/router.ts";
 import { effectiveIsAdmin } from "../identity/principal.ts";
 import type { Services } from "../services.ts";
@@ -9,6 +10,7 @@ export function sinkRoutes(services: Services): Route[] {
   return [{
     method: "GET", path: "/api/sinks/:id/deliveries", access: "api",
     async handle(ctx) {
+      mustScopeUserTools(ctx.principal);
       const sink = await services.store.getUserTool(ctx.params.id ?? "");
       const allowed = sink !== null && sink.kind === "sink" && (sink.ownerId === ctx.principal.user.id || effectiveIsAdmin(ctx.principal));
       if (!allowed) throw new KnotError("NOT_FOUND", `no sink with id "${ctx.params.id}" is visible to you`);

@@ -4,6 +4,7 @@
  * The composition root adds `...webRoutes(services)` to its route table.
  */
 import { sendJson } from "../http/respond.ts";
+import { mustScopeUserTools } from "../http/routes/tool-routes.ts";
 import { toMcpTool } from "../mcp/listing.ts";
 import { verifyAuditChain } from "../store/audit-hash.ts";
 import type { UserToolRecord } from "../store/store.ts";
@@ -28,7 +29,10 @@ export function webRoutes(services: Services, options: { dist?: string } = {}): 
     ...runStreamRoutes(services),
     {
       method: "GET", path: "/api/editor/modules", access: "api",
-      handle: async (ctx) => sendJson(ctx.res, 200, { modules: await editorModules(ctx.principal, services.pool.registry, services.catalog) }),
+      handle: async (ctx) => {
+        mustScopeUserTools(ctx.principal); // it lists the caller's libs and those shared with them
+        sendJson(ctx.res, 200, { modules: await editorModules(ctx.principal, services.pool.registry, services.catalog) });
+      },
     },
     {
       // The audit page's chain status: every row's hash checked against its contents and predecessor.

@@ -276,6 +276,13 @@ describe("scopes and read-only tokens: one gate on every path to a handler", () 
         assert.equal(res.body.code, "PERMISSION_DENIED");
       }
       assert.equal((await http(tokens.whoamiOnly!, "/api/tools/check")).status, 403, "nor lint against its libs");
+      // Later review: the lib pins, the editor's module list (libs shared with the caller), a sink's
+      // deliveries, and the run route's kind refusal (which names the tool) leaked the same way.
+      for (const [route, method] of [[`/api/tools/${toolId}/libs`, "GET"], ["/api/editor/modules", "GET"], [`/api/sinks/${toolId}/deliveries`, "GET"], [`/api/tools/${toolId}/run`, "POST"]] as const) {
+        const res = await http(tokens.whoamiOnly!, route, method);
+        assert.equal(res.status, 403, `${method} ${route}: ${JSON.stringify(res.body).slice(0, 200)}`);
+        assert.equal(res.body.code, "PERMISSION_DENIED");
+      }
       const streamed = await request(`${t.url}/api/runs`, tokens.whoamiOnly!, { method: "POST", body: JSON.stringify({ toolId, args: {} }) });
       assert.equal(streamed.status, 403, "nor look a tool up through the streamed run");
       assert.equal((await http(tokens.bob!, "/api/tools", "GET")).status, 200, "unscoped: as before");

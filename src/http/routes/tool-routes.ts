@@ -97,7 +97,13 @@ export function toolRoutes(deps: ToolRouteDeps): Route[] {
         sendJson(ctx.res, 200, { version: await catalog.version(ctx.principal, ctx.params.id!, n) });
       },
     },
-    { method: "GET", path: "/api/tools/:id/libs", access: "api", handle: async (ctx) => sendJson(ctx.res, 200, { pins: await catalog.libPins(ctx.principal, ctx.params.id!) }) },
+    {
+      method: "GET", path: "/api/tools/:id/libs", access: "api",
+      handle: async (ctx) => {
+        mustScopeUserTools(ctx.principal);
+        sendJson(ctx.res, 200, { pins: await catalog.libPins(ctx.principal, ctx.params.id!) });
+      },
+    },
     {
       // "Update libs": re-pin every lib: import to what it means now (owner only; a new version when a pin changed).
       method: "POST", path: "/api/tools/:id/libs", access: "api",
@@ -112,6 +118,7 @@ export function toolRoutes(deps: ToolRouteDeps): Route[] {
     {
       method: "POST", path: "/api/tools/:id/run", access: "api",
       handle: async (ctx) => {
+        mustScopeUserTools(ctx.principal); // before the lookup: its answer names the tool
         const tool = await catalog.get(ctx.principal, ctx.params.id!);
         if (tool.kind !== "tool") throw new KnotError("BAD_REQUEST", tool.kind === "sink" ? `"${tool.name}" is a sink: sinks run on the events they subscribe to, not on demand` : `"${tool.name}" is a lib: libs are imported by tools, not run`);
         await runAndAnswer(ctx, deps, tool, argsOf(await ctx.json()), false);
