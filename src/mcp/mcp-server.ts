@@ -91,8 +91,11 @@ export function createMcpServer(core: ServerCore, options: ConnectionOptions): S
     const name = request.params.name;
     const client = server.getClientVersion();
     const requestSignal = options.requestSignal?.(ctx);
+    // `arguments` the transport set aside (not an object) reach call-tool, which answers INVALID_ARGUMENT.
+    const args = options.setAside?.(ctx) ?? request.params.arguments;
+    const roundTool = inputRoundTool(name, args);
     const input = openRound({
-      user: principal.user.id, tool: name, state: ctx.mcpReq.requestState(), responses: ctx.mcpReq.inputResponses, capabilities: server.getClientCapabilities(),
+      user: principal.user.id, tool: roundTool, state: ctx.mcpReq.requestState(), responses: ctx.mcpReq.inputResponses, capabilities: server.getClientCapabilities(),
     });
     const envelopeLevel = ctx.mcpReq.envelope?.[LOG_LEVEL_META_KEY as never] as LoggingLevel | undefined;
     const modern = ctx.mcpReq.envelope !== undefined;
@@ -107,17 +110,25 @@ export function createMcpServer(core: ServerCore, options: ConnectionOptions): S
       depth: 0,
     };
     try {
-      // `arguments` the transport set aside (not an object) reach call-tool, which answers INVALID_ARGUMENT.
-      const args = options.setAside?.(ctx) ?? request.params.arguments;
       return await core.callTool(call, name, args);
     } catch (error) {
       if (!isInputNeeded(error)) throw error;
-      return askClient(core, principal.user.id, name, input, error.requests);
+      return askClient(core, principal.user.id, roundTool, input, error.requests);
     } finally {
       linked?.dispose();
     }
   }));
   return server;
+}
+
+/**
+ * What an input round's state is bound to: the tool that asks. Through `execute_tool` that is the
+ * tool it runs, or a state asked for one tool could answer another's questions.
+ */
+function inputRoundTool(name: string, args: unknown): string {
+  if (name !== "execute_tool" || typeof args !== "object" || args === null) return name;
+  const inner = (args as { name?: unknown }).name;
+  return typeof inner === "string" ? `execute_tool/${inner}` : name;
 }
 
 /** The input-required result: what to ask, and the sealed answers so far. */

@@ -51,6 +51,17 @@ describe("attack: input-round request state", () => {
     assert.deepEqual(honest.response.result.content, [{ type: "text", text: "Hello, Mallory!" }]);
   });
 
+  test("through execute_tool the state is bound to the tool it runs, not to execute_tool", async () => {
+    const viaExecute = (name: string, extra: Record<string, unknown>) =>
+      modernCall(t.url, alice, "tools/call", { name: "execute_tool", arguments: { name, arguments: {} }, ...extra }, { capabilities });
+    const asked = (await viaExecute(TOOL, {})).response.result;
+    assert.equal(asked.resultType, "input_required", JSON.stringify(asked));
+    const other = await viaExecute("test_input_required_result_tampered_state", { requestState: asked.requestState, inputResponses: ANSWER });
+    assert.equal(other.response.error?.code, -32602, "a state asked for one tool answered another's question through execute_tool");
+    const honest = await viaExecute(TOOL, { requestState: asked.requestState, inputResponses: ANSWER });
+    assert.match(JSON.stringify(honest.response.result.content), /Hello, Mallory!/);
+  });
+
   test("a user tool that forges its questions (a method other than elicitation, sampling, roots) gets TOOL_ERROR, nothing is sent", async () => {
     const reply = await modernCall(t.url, alice, "tools/call", { name: "u_forge", arguments: {} }, { capabilities });
     assert.equal(reply.response.result.isError, true);
