@@ -4,16 +4,21 @@
  *
  * Visibility, decided for each sink's *owner*: tool events reach only the tool owner's sinks; a
  * plugin event reaches owners who hold its declared permission (admins pass); `grant.changed`
- * reaches admins only. A sink's own effects never re-trigger it: an event emitted while a sink
- * run is the caller (its principal carries SINK_ORIGIN, through the loopback too) skips that sink.
+ * reaches admins only. Sinks cannot loop: a sink runs as its owner marked with the chain of sinks
+ * that led to its event, itself last (SINK_ORIGIN, kept through the loopback too); an event its
+ * run causes is stored with that chain, skips every sink in it, and past MAX_SINK_CHAIN sinks
+ * reaches none. So a sink's own effects never re-trigger it, and two sinks that trigger each other
+ * run once each per round instead of for ever.
  */
 import { randomUUID } from "node:crypto";
 import type { Principal } from "../identity/principal.ts";
 import type { Logger } from "../log.ts";
 import type { Store, UserToolRecord } from "../store/store.ts";
 
-/** Set on the principal a sink runs as; spreads keep it (the loopback token's principal is a copy). */
+/** Set on the principal a sink runs as: the chain of sink ids, itself last; spreads keep it (the loopback token's principal is a copy). */
 export const SINK_ORIGIN: unique symbol = Symbol("knot.sinkOrigin");
+/** An event caused by this many chained sink runs reaches no sink. */
+export const MAX_SINK_CHAIN = 3;
 
 export type EventAudience =
   | { readonly kind: "owner"; readonly userId: string }
@@ -34,8 +39,9 @@ export interface EventBus {
   onStored(listener: () => void): void;
 }
 
-export function sinkOriginOf(principal: Principal | null | undefined): string | null {
-  return (principal as (Principal & { [SINK_ORIGIN]?: string }) | null | undefined)?.[SINK_ORIGIN] ?? null;
+/** The chain of sinks whose runs led to this principal's action (empty: no sink). */
+export function sinkChainOf(principal: Principal | null | undefined): readonly string[] {
+  return (principal as (Principal & { [SINK_ORIGIN]?: readonly string[] }) | null | undefined)?.[SINK_ORIGIN] ?? [];
 }
 
 export function createEventBus(store: Store, logger: Logger): EventBus {
@@ -50,13 +56,17 @@ export function createEventBus(store: Store, logger: Logger): EventBus {
   };
   return {
     async emit(input) {
-      const origin = sinkOriginOf(input.cause);
-      const sinks = (await store.listSinks()).filter((s) => s.events?.includes(input.type) && s.id !== origin);
+      const chain = sinkChainOf(input.cause);
+      if (chain.length >= MAX_SINK_CHAIN) {
+        logger.debug("event not delivered to sinks: caused by a chain of sinks", { type: input.type, chain: chain.length });
+        return;
+      }
+      const sinks = (await store.listSinks()).filter((s) => s.events?.includes(input.type) && !chain.includes(s.id));
       const receivers: string[] = [];
       for (const sink of sinks) if (await mayReceive(sink, input.audience)) receivers.push(sink.id);
       // No receiver, nothing to deliver: the outbox holds events only for the sinks that will get them.
       if (receivers.length === 0) return;
-      const event = { id: randomUUID(), type: input.type, at: new Date().toISOString(), data: input.data ?? null };
+      const event = { id: randomUUID(), type: input.type, at: new Date().toISOString(), data: input.data ?? null, ...(chain.length > 0 ? { causedBy: chain } : {}) };
       await store.appendEvent(event, receivers);
       logger.debug("event stored", { type: event.type, eventId: event.id, sinks: receivers.length });
       for (const listener of listeners) listener();

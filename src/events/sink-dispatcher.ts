@@ -76,7 +76,7 @@ export function startSinkDispatcher(deps: DispatcherDeps): SinkDispatcher {
       const sink = await deps.store.getUserTool(delivery.sinkId);
       const principal = sink && sink.active ? await deps.auth.principalFor(sink.ownerId) : null;
       if (!sink || !principal) throw new Error("the sink or its owner no longer exists, or the sink is inactive");
-      const asSink = { ...principal, [SINK_ORIGIN]: sink.id };
+      const asSink = { ...principal, [SINK_ORIGIN]: [...(delivery.event.causedBy ?? []), sink.id] };
       const { id, type, at, data } = delivery.event;
       const outcome = await deps.runner.run(asSink, sink, { id, type, at, data: data ?? null }, { validated: true, entry: "sink" });
       if (!outcome.ok) {

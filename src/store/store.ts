@@ -136,6 +136,8 @@ export interface StoredEvent {
   readonly type: string;
   readonly at: string;
   readonly data: unknown;
+  /** The sinks whose runs led to this event, first to last (absent: no sink did). Never shown to a sink. */
+  readonly causedBy?: readonly string[];
 }
 
 export type DeliveryStatus = "pending" | "delivered" | "failed" | "dead";

@@ -62,6 +62,29 @@ describe("attack: event sinks", () => {
     assert.equal(owner.body.changed, true);
   });
 
+  it("two sinks that trigger each other do not loop: an event caused by a chain of sinks skips every sink in it", async () => {
+    const { token } = await t.userWithToken("pingpong", { grants: ["knot.tools.author", "plugin.shop.orders"] });
+    // Each places an order whenever an order is placed: alone the guard stops it; together they
+    // re-triggered each other for ever (and with a third, the backlog grew without bound).
+    const echo = (label: string) => `import { call } from "knot:plugin";\nexport default async (event) => { await call("shop", "record", { sink: "${label}", type: event.type }); await call("shop", "place", { item: "${label}" }); };\n`;
+    const ids: string[] = [];
+    for (const label of ["ping", "pong"]) {
+      const saved = await request(`${t.url}/api/tools`, token, { method: "POST", body: JSON.stringify({ name: label, kind: "sink", events: ["plugin.shop.order_placed"], code: echo(label) }) });
+      assert.equal(saved.status, 201, JSON.stringify(saved.body));
+      ids.push(saved.body.tool.id);
+    }
+    assert.equal((await request(`${t.url}/plugins/shop/place?item=first`, token)).status, 200);
+    const runs = () => records(marker).filter((r) => r.sink === "ping" || r.sink === "pong").length;
+    // The first order reaches both (2 runs); each one's order reaches the other (2 more); those
+    // orders come from a chain holding both sinks and reach neither.
+    for (let waited = 0; runs() < 4 && waited < 20_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 1_500));
+    await t.app.sinks.drain();
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(runs(), 4, `${runs()} sink runs from one order`);
+    for (const id of ids) assert.equal((await t.app.store.listDeliveries(id, 100)).length, 2);
+  });
+
   it("a permission revoked after subscribing stops the plugin event from reaching the sink", async () => {
     const { user, token } = await t.userWithToken("eve", { grants: ["knot.tools.author", "plugin.shop.orders"] });
     const sink = await request(`${t.url}/api/tools`, token, { method: "POST", body: JSON.stringify({ name: "spy", kind: "sink", events: ["plugin.shop.order_placed"], code: RECORDING_SINK("spy") }) });

@@ -268,4 +268,9 @@ export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
     // wait is on the network, not the event loop. The version is kept so both schemas count alike.
     sql: "SELECT 1;",
   },
+  {
+    version: 9,
+    name: "events remember the sinks that caused them",
+    sql: "ALTER TABLE events ADD COLUMN caused_by JSONB;",
+  },
 ]);

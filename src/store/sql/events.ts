@@ -14,7 +14,7 @@ import { json, toDelivery, toUserTool } from "./records.ts";
 type EventMethods = Pick<Store, "appendEvent" | "listSinks" | "claimDeliveries" | "settleDelivery" | "listDeliveries">;
 
 export function createEventMethods({ client, now }: StoreContext): EventMethods {
-  const claimable = `SELECT d.*, e.id AS event_id, e.type, e.at, e.data FROM sink_deliveries d JOIN events e ON e.seq = d.event_seq
+  const claimable = `SELECT d.*, e.id AS event_id, e.type, e.at, e.data, e.caused_by FROM sink_deliveries d JOIN events e ON e.seq = d.event_seq
     WHERE d.status IN ('pending', 'failed') AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
       AND d.id = (SELECT min(x.id) FROM sink_deliveries x WHERE x.sink_id = d.sink_id AND x.status IN ('pending', 'failed'))
     ORDER BY d.id LIMIT ?${client.dialect.lockRows("FOR UPDATE OF d SKIP LOCKED")}`;
@@ -22,7 +22,8 @@ export function createEventMethods({ client, now }: StoreContext): EventMethods 
   return {
     async appendEvent(event, sinkIds) {
       await client.transaction(async (tx) => {
-        const { rows } = await tx.query("INSERT INTO events (id, type, at, data) VALUES (?, ?, ?, ?) RETURNING seq", [event.id, event.type, event.at, JSON.stringify(event.data ?? null)]);
+        const causedBy = event.causedBy !== undefined && event.causedBy.length > 0 ? JSON.stringify(event.causedBy) : null;
+        const { rows } = await tx.query("INSERT INTO events (id, type, at, data, caused_by) VALUES (?, ?, ?, ?, ?) RETURNING seq", [event.id, event.type, event.at, JSON.stringify(event.data ?? null), causedBy]);
         const seq = Number(rows[0]!.seq);
         for (const sinkId of sinkIds) {
           await tx.query("INSERT INTO sink_deliveries (sink_id, event_seq, status, next_attempt_at, updated_at) VALUES (?, ?, 'pending', ?, ?)", [sinkId, seq, event.at, now()]);
@@ -36,7 +37,11 @@ export function createEventMethods({ client, now }: StoreContext): EventMethods 
       return client.transaction(async (tx) => {
         const { rows } = await tx.query(claimable, [at, at, limit]);
         for (const row of rows) await tx.query("UPDATE sink_deliveries SET lease_until = ? WHERE id = ?", [leaseUntil, Number(row.id)]);
-        return rows.map((row) => deepFreeze({ ...toDelivery(row), event: { id: String(row.event_id), type: String(row.type), at: String(row.at), data: json(row, "data") } }) as ClaimedDelivery);
+        return rows.map((row) => {
+          const causedBy = row.caused_by === null || row.caused_by === undefined ? undefined : (json(row, "caused_by") as string[]);
+          const event = { id: String(row.event_id), type: String(row.type), at: String(row.at), data: json(row, "data"), ...(causedBy ? { causedBy } : {}) };
+          return deepFreeze({ ...toDelivery(row), event }) as ClaimedDelivery;
+        });
       });
     },
     async settleDelivery(id, outcome) {

@@ -238,4 +238,14 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       ) STRICT;
     `,
   },
+  {
+    version: 9,
+    name: "events remember the sinks that caused them",
+    // The chain of sinks whose runs led to an event (JSON list of sink ids, NULL when no sink did):
+    // a delivery runs its sink with that chain plus itself, and an event skips every sink in its
+    // chain, so sinks that trigger each other cannot loop (event-bus.ts).
+    sql: `
+      ALTER TABLE events ADD COLUMN caused_by TEXT CHECK (caused_by IS NULL OR json_valid(caused_by));
+    `,
+  },
 ]);
