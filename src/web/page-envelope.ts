@@ -57,7 +57,9 @@ export function readEnvelope(value: unknown): ActionEnvelope {
 /**
  * The redirect when it stays on this origin, else null. A relative path resolved against two
  * different origins must land on each of them: that rules out `//host`, `/\host` (browsers
- * treat `\` as `/`), `https:…`, `javascript:…`, and control characters browsers strip.
+ * treat `\` as `/`), `https:…`, `javascript:…`, and control characters browsers strip. And its
+ * resolved path must not start with `//`: dot segments (`/.//host`, `/%2e//host`) resolve to one,
+ * which a page following the path alone would treat as `//host`.
  */
 export function sameOriginPath(value: unknown): string | null {
   if (typeof value !== "string" || value.length === 0 || value.length > 2048) return null;
@@ -70,7 +72,7 @@ export function sameOriginPath(value: unknown): string | null {
     } catch {
       return null;
     }
-    if (url.origin !== origin) return null;
+    if (url.origin !== origin || url.pathname.startsWith("//")) return null;
   }
   return value;
 }

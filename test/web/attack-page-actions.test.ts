@@ -108,7 +108,9 @@ test("script in a toast, a label or a submit text comes back as text, never as m
 });
 
 test("redirects off this origin are dropped with a problem", async () => {
-  const evil = ["https://evil.example/", "//evil.example/x", "/\\evil.example", "/\\/evil.example", "javascript:alert(1)", " /x", "/\t/evil.example", "http:/evil.example", "\\\\evil.example", "/%0a/x"];
+  const evil = ["https://evil.example/", "//evil.example/x", "/\\evil.example", "/\\/evil.example", "javascript:alert(1)", " /x", "/\t/evil.example", "http:/evil.example", "\\\\evil.example", "/%0a/x",
+    // Dot segments that resolve to a path starting "//" (the page then followed it as //host).
+    "/.//evil.example/x", "/a/..//evil.example", "/%2e//evil.example", "/%2E%2E//evil.example", "/./%2e//evil.example"];
   for (const to of evil) {
     const res = await request(action("go_away"), manager, { method: "POST", body: JSON.stringify({ to }) });
     assert.equal(res.status, 200);

@@ -91,10 +91,11 @@ export function PageButton({ block, run }: { block: Extract<InteractiveBlock, { 
 
 /**
  * Only a path on this origin is followed, checked again here (the server already refused others):
- * `new URL` resolves it, and anything landing elsewhere is dropped.
+ * `new URL` resolves it, anything landing elsewhere is dropped, and what is followed is the whole
+ * resolved URL (a path alone can read as `//host` once dot segments are resolved: `/.//host`).
  */
 export function sameOriginTarget(redirect: string): string | null {
   if (!redirect.startsWith("/") || redirect.startsWith("//") || redirect.includes("\\")) return null;
   const url = new URL(redirect, window.location.origin);
-  return url.origin === window.location.origin ? url.pathname + url.search + url.hash : null;
+  return url.origin === window.location.origin && !url.pathname.startsWith("//") ? url.href : null;
 }
