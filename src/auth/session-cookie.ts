@@ -35,19 +35,23 @@ export function requestIsSecure(req: IncomingMessage): boolean {
   return typeof proto === "string" && proto.split(",")[0]!.trim().toLowerCase() === "https";
 }
 
-/** The session cookie's value from a `Cookie` header, or null: only the name of the request's scheme counts. */
+/**
+ * The session cookie's value from a `Cookie` header, or null: only the name of the request's scheme
+ * counts, and only when it is there once. Two of them mean a second cookie was planted beside ours
+ * (on plain http a page on another port can set one with a longer Path, which browsers send
+ * first): neither is trusted, so nobody is signed in by a cookie someone else chose.
+ */
 export function sessionFromCookies(header: string | undefined, secure = false): string | null {
   if (!header) return null;
   const name = secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+  let found: string | null = null;
   for (const part of header.split(";")) {
     const eq = part.indexOf("=");
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) {
-      const value = part.slice(eq + 1).trim();
-      return /^[A-Za-z0-9_-]{1,200}$/.test(value) ? value : null;
-    }
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    if (found !== null) return null;
+    found = part.slice(eq + 1).trim();
   }
-  return null;
+  return found !== null && /^[A-Za-z0-9_-]{1,200}$/.test(found) ? found : null;
 }
 
 /** `Set-Cookie` for a new session (or, with `secret` null, one that clears it). */

@@ -54,3 +54,17 @@ test("sign-out over https clears the __Host- cookie and revokes the session", as
   assert.match(out.headers.get("set-cookie") ?? "", /^__Host-knot_session=; Path=\/; HttpOnly; SameSite=Strict; Secure; Max-Age=0$/);
   assert.equal((await request(`${t.url}/api/me`, null, { headers: { cookie: pair, ...HTTPS } })).status, 401);
 });
+
+test("plain http: a second knot_session cookie planted by a page on another port (a longer Path, sent first) signs nobody in", async () => {
+  const victim = await signIn({});
+  const attacker = await t.userWithToken("tosser");
+  const planted = await fetch(`${t.url}/api/session`, { method: "POST", headers: { "content-type": "application/json", "x-knot-csrf": "1" }, body: JSON.stringify({ token: attacker.token }) });
+  const plantedPair = (planted.headers.get("set-cookie") ?? "").split(";")[0]!;
+  await planted.body?.cancel();
+  // Browsers send the cookie with the longer path first: the attacker's, then the victim's.
+  for (const cookie of [`${plantedPair}; ${victim.pair}`, `${victim.pair}; ${plantedPair}`]) {
+    const res = await request(`${t.url}/api/tools`, null, { headers: { cookie } });
+    assert.equal(res.status, 401, `${cookie}: ${JSON.stringify(res.body).slice(0, 200)}`);
+  }
+  assert.equal((await request(`${t.url}/api/me`, null, { headers: { cookie: victim.pair } })).status, 200, "one cookie still signs in");
+});
