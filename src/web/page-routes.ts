@@ -13,7 +13,7 @@ import { KnotError } from "../errors.ts";
 import { queryParams } from "../http/body.ts";
 import { sendJson } from "../http/respond.ts";
 import type { HttpContext, Route } from "../http/router.ts";
-import { auditedHandlerCall } from "../http/routes/plugin-routes.ts";
+import { auditedHandlerCall, handlerMasks } from "../http/routes/plugin-routes.ts";
 import { assertPluginGate, pluginGateRefusal, type PluginTarget } from "../identity/plugin-gate.ts";
 import type { Principal } from "../identity/principal.ts";
 import { resultValue } from "../plugins/plugin-pool.ts";
@@ -87,7 +87,8 @@ export function pageRoutes(services: Services): Route[] {
         const pagePath = page.decl.path;
         const tool = `page:${page.plugin.name}${pagePath}`;
         const params = queryParams(ctx.url.searchParams);
-        const result = await services.audit.around({ principal: ctx.principal, surface: "http", tool, args: params, requestId: ctx.requestId }, async () => ({
+        const masked = handlerMasks(services, page.plugin.name, page.decl.handler);
+        const result = await services.audit.around({ principal: ctx.principal, surface: "http", tool, args: params, masked, requestId: ctx.requestId }, async () => ({
           value: await services.pool.invoke(page.plugin, page.fn!, pagePath, { principal: ctx.principal, method: "GET", params, requestId: ctx.requestId }),
           outcome: "ok",
         }));

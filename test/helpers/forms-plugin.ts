@@ -39,6 +39,14 @@ export const FLEET_MAIN = manifest(`
   [[tool.knot.mcp_tools.parameters]]
   name = "secret_note"
   secret = true
+  [[tool.knot.mcp_tools]]
+  name = "hosts_page_tool"
+  description = "The hosts page as a tool (its filter is personal)."
+  handler = "hosts_page"
+  permission = "view"
+  [[tool.knot.mcp_tools.parameters]]
+  name = "owner_email"
+  personal = true
   [[tool.knot.pages]]
   path = "/hosts"
   handler = "hosts_page"

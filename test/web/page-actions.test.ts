@@ -47,6 +47,14 @@ test("a form-encoded action reaches the handler as params and answers the envelo
   assert.match(String((rows[0]?.args as any).secret_note), /^masked:/);
 });
 
+test("rendering a page is audited with the masks its handler's MCP tools declare", async () => {
+  const res = await request(`${t.url}/api/pages/fleet/hosts?owner_email=ada%40example.com&region=eu`, manager);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const [row] = await t.app.store.queryAudit({ tool: "page:fleet/hosts" });
+  assert.equal((row?.args as any).region, "eu");
+  assert.match(String((row?.args as any).owner_email), /^masked:/, "a personal parameter was stored in clear");
+});
+
 test("a JSON action body works too; a string answer is a toast; a same-origin redirect passes", async () => {
   const admin = (await t.userWithToken("root", { admin: true })).token;
   const restart = await request(`${t.url}/api/pages/fleet/hosts/actions/restart`, admin, { method: "POST", body: JSON.stringify({ scope: "all" }) });
