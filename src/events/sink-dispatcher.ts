@@ -3,6 +3,10 @@
  * runs each sink in the sandbox through the tool runner *as its owner*, and settles the row:
  * `delivered`, or `failed` with the error and an exponential backoff, or `dead` after the last
  * attempt. A sink that throws or times out is a failed delivery, never a dispatcher crash.
+ *
+ * Up to SLOTS deliveries run at once, and a slot is refilled as soon as its delivery settles: a
+ * slow sink holds one slot (a sink has one delivery open at a time, in order), never the others'
+ * turn. (A pass that waited for all its deliveries let one sink napping 30 s hold up every user.)
  */
 import type { AuditLog } from "../audit/audit-log.ts";
 import type { Authenticator } from "../auth/authenticate.ts";
@@ -15,7 +19,7 @@ import { SINK_ORIGIN } from "./event-bus.ts";
 export interface SinkDispatcher {
   /** Look for due deliveries now (e.g. after an event was stored). */
   wake(): void;
-  /** One pass: claim, run and settle; resolves when those deliveries are settled. */
+  /** Claims what is due and resolves once nothing is running and nothing more was due: the deliveries settled meanwhile. */
   drain(): Promise<number>;
   stop(): Promise<void>;
 }
@@ -31,41 +35,57 @@ export interface DispatcherDeps {
   readonly leaseMs: number;
 }
 
-const BATCH = 8;
+const SLOTS = 8;
 
 export function startSinkDispatcher(deps: DispatcherDeps): SinkDispatcher {
   let stopped = false;
-  let running: Promise<number> | null = null;
+  /** Deliveries running now. */
+  const running = new Set<Promise<void>>();
+  let settledCount = 0;
+  let claiming: Promise<void> | null = null;
   let again = false;
 
-  const pass = async (): Promise<number> => {
-    const now = Date.now();
-    const claimed = await deps.store.claimDeliveries(new Date(now).toISOString(), new Date(now + deps.leaseMs).toISOString(), BATCH);
-    await Promise.all(claimed.map((delivery) => deliver(delivery)));
-    return claimed.length;
-  };
-  const drain = (): Promise<number> => {
-    if (running) {
+  /** Claims into the free slots until nothing more is due; each delivery frees its slot and claims again. */
+  const fill = (): Promise<void> => {
+    if (claiming) {
       again = true;
-      return running;
+      return claiming;
     }
-    running = (async () => {
-      let total = 0;
+    claiming = (async () => {
       try {
         do {
           again = false;
-          const n = await pass();
-          total += n;
-          if (n === BATCH) again = true;
+          while (!stopped && running.size < SLOTS) {
+            const now = Date.now();
+            const claimed = await deps.store.claimDeliveries(new Date(now).toISOString(), new Date(now + deps.leaseMs).toISOString(), SLOTS - running.size);
+            for (const delivery of claimed) {
+              const run: Promise<void> = deliver(delivery).finally(() => {
+                running.delete(run);
+                settledCount += 1;
+                if (!stopped) void fill();
+              });
+              running.add(run);
+            }
+            if (claimed.length === 0) break;
+          }
         } while (again && !stopped);
       } catch (error) {
-        deps.logger.error("sink dispatcher pass failed", { error });
+        deps.logger.error("sink dispatcher could not claim deliveries", { error });
       } finally {
-        running = null;
+        claiming = null;
       }
-      return total;
     })();
-    return running;
+    return claiming;
+  };
+
+  const drain = async (): Promise<number> => {
+    const before = settledCount;
+    await fill();
+    while (running.size > 0 || claiming) {
+      await Promise.race([...running, ...(claiming ? [claiming] : [])]);
+      await fill();
+    }
+    return settledCount - before;
   };
 
   async function deliver(delivery: ClaimedDelivery): Promise<void> {
@@ -104,15 +124,16 @@ export function startSinkDispatcher(deps: DispatcherDeps): SinkDispatcher {
     }
   }
 
-  const timer = setInterval(() => void drain(), deps.settings.pollMs);
+  const timer = setInterval(() => void fill(), deps.settings.pollMs);
   timer.unref();
   return {
-    wake: () => void drain(),
+    wake: () => void fill(),
     drain,
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await running;
+      await claiming;
+      await Promise.all(running);
     },
   };
 }

@@ -85,6 +85,26 @@ describe("attack: event sinks", () => {
     for (const id of ids) assert.equal((await t.app.store.listDeliveries(id, 100)).length, 2);
   });
 
+  it("a slow sink does not hold up other users' deliveries", async () => {
+    const slow = await t.userWithToken("sloth", { grants: ["knot.tools.author"] });
+    const quick = await t.userWithToken("hare", { grants: ["knot.tools.author"] });
+    const napping = `import { call } from "knot:plugin";\nexport default async () => { await call("shop", "nap", { ms: 5000 }); };\n`;
+    const sloth = await request(`${t.url}/api/tools`, slow.token, { method: "POST", body: JSON.stringify({ name: "sloth", kind: "sink", events: ["tool.saved"], code: napping }) });
+    assert.equal(sloth.status, 201, JSON.stringify(sloth.body));
+    const hare = await request(`${t.url}/api/tools`, quick.token, { method: "POST", body: JSON.stringify({ name: "hare", kind: "sink", events: ["tool.saved"], code: RECORDING_SINK("hare") }) });
+    assert.equal(hare.status, 201, JSON.stringify(hare.body));
+    // The sloth's own save is being delivered (a 5 s nap) when the hare's tool is saved.
+    await new Promise((r) => setTimeout(r, 500));
+    const saved = performance.now();
+    assert.equal((await request(`${t.url}/api/tools`, quick.token, { method: "POST", body: JSON.stringify({ name: "hop", code: "export default () => 1;\n" }) })).status, 201);
+    const delivered = async () => (await t.app.store.listDeliveries(hare.body.tool.id, 10)).filter((row) => row.status === "delivered").length;
+    // The hare's sink got its own save already (or gets it now), then the hop.
+    while ((await delivered()) < 2 && performance.now() - saved < 10_000) await new Promise((r) => setTimeout(r, 50));
+    const waited = performance.now() - saved;
+    assert.equal(await delivered(), 2);
+    assert.ok(waited < 2_500, `the hare's delivery waited ${waited.toFixed(0)} ms behind the sloth's nap`);
+  });
+
   it("a permission revoked after subscribing stops the plugin event from reaching the sink", async () => {
     const { user, token } = await t.userWithToken("eve", { grants: ["knot.tools.author", "plugin.shop.orders"] });
     const sink = await request(`${t.url}/api/tools`, token, { method: "POST", body: JSON.stringify({ name: "spy", kind: "sink", events: ["plugin.shop.order_placed"], code: RECORDING_SINK("spy") }) });

@@ -13,6 +13,8 @@ export function writeShop(root: string, marker: string): void {
       handler = "place"
       [[tool.knot.handlers]]
       handler = "record"
+      [[tool.knot.handlers]]
+      handler = "nap"
       [[tool.knot.events]]
       type = "order_placed"
       description = "An order was placed."
@@ -22,6 +24,7 @@ import fs from "node:fs";
 import { user } from "knot:identity";
 import { emit } from "knot:events";
 export async function place(r) { await emit("order_placed", { item: r.params.item ?? "thing" }); return "placed"; }
+export function nap(r) { return new Promise((resolve) => setTimeout(() => resolve("rested"), Number(r.params.ms ?? 100))); }
 export function record(r) { fs.appendFileSync(r.config.marker, JSON.stringify({ by: user().name, ...r.params }) + "\\n"); return "ok"; }
 `,
   });
