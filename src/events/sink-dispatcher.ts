@@ -36,6 +36,13 @@ export interface DispatcherDeps {
 }
 
 const SLOTS = 8;
+/**
+ * Outcomes where the host, not the sink, kept the run from happening or finishing: the owner's run
+ * quota, a sandbox closing, a plugin restarting, the server shutting down. Such a delivery is put
+ * off without using an attempt. (Not WORKER_CRASHED: the pool names the run that crashed a worker,
+ * and retrying that for free would let a sink kill workers again and again.)
+ */
+const HOST_SIDE: ReadonlySet<string> = new Set(["RATE_LIMITED", "CANCELLED", "SHUTTING_DOWN", "PLUGIN_UNAVAILABLE"]);
 
 export function startSinkDispatcher(deps: DispatcherDeps): SinkDispatcher {
   let stopped = false;
@@ -91,16 +98,23 @@ export function startSinkDispatcher(deps: DispatcherDeps): SinkDispatcher {
   async function deliver(delivery: ClaimedDelivery): Promise<void> {
     const started = performance.now();
     let error: string | null = null;
+    let hostSide = false;
     let auditOutcome = "ok";
     try {
       const sink = await deps.store.getUserTool(delivery.sinkId);
-      const principal = sink && sink.active ? await deps.auth.principalFor(sink.ownerId) : null;
-      if (!sink || !principal) throw new Error("the sink or its owner no longer exists, or the sink is inactive");
+      if (sink && !sink.active) {
+        // Switched off for now: its queue waits for it instead of dying meanwhile.
+        hostSide = true;
+        throw new Error("the sink is inactive");
+      }
+      const principal = sink ? await deps.auth.principalFor(sink.ownerId) : null;
+      if (!sink || !principal) throw new Error("the sink or its owner no longer exists");
       const asSink = { ...principal, [SINK_ORIGIN]: [...(delivery.event.causedBy ?? []), sink.id] };
       const { id, type, at, data } = delivery.event;
       const outcome = await deps.runner.run(asSink, sink, { id, type, at, data: data ?? null }, { validated: true, entry: "sink" });
       if (!outcome.ok) {
         auditOutcome = outcome.error.code;
+        hostSide = HOST_SIDE.has(outcome.error.code);
         error = `${outcome.error.code}: ${outcome.error.message}`;
       }
       await deps.audit.record({
@@ -108,11 +122,18 @@ export function startSinkDispatcher(deps: DispatcherDeps): SinkDispatcher {
         masked: new Set(), outcome: auditOutcome, durationMs: performance.now() - started, requestId: null,
       }).catch(() => {});
     } catch (caught) {
-      error = caught instanceof Error ? caught.message : String(caught);
+      const code = (caught as { code?: unknown } | null)?.code;
+      if (typeof code === "string" && HOST_SIDE.has(code)) hostSide = true;
+      const message = caught instanceof Error ? caught.message : String(caught);
+      error = typeof code === "string" ? `${code}: ${message}` : message;
     }
     try {
       if (error === null) await deps.store.settleDelivery(delivery.id, { status: "delivered" });
-      else {
+      else if (hostSide) {
+        const delay = Math.min(deps.settings.maxBackoffMs, deps.settings.backoffMs * 2 ** Math.min(delivery.attempts, 10));
+        await deps.store.settleDelivery(delivery.id, { status: "deferred", error, nextAttemptAt: new Date(Date.now() + delay).toISOString() });
+        deps.logger.debug("sink delivery put off (the host could not run it now)", { sinkId: delivery.sinkId, eventId: delivery.eventId, error });
+      } else {
         const attempts = delivery.attempts + 1;
         const dead = attempts >= deps.settings.maxAttempts;
         const delay = Math.min(deps.settings.maxBackoffMs, deps.settings.backoffMs * 2 ** (attempts - 1));

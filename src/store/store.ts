@@ -159,7 +159,9 @@ export interface ClaimedDelivery extends DeliveryRecord {
 
 export type DeliverySettlement =
   | { readonly status: "delivered" }
-  | { readonly status: "failed" | "dead"; readonly error: string; readonly nextAttemptAt: string };
+  | { readonly status: "failed" | "dead"; readonly error: string; readonly nextAttemptAt: string }
+  /** Not run, for a reason of the host's (quota, shutdown): retried later without using an attempt. */
+  | { readonly status: "deferred"; readonly error: string; readonly nextAttemptAt: string };
 
 export interface AuditEntryInput {
   readonly at: string;

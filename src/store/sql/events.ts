@@ -47,6 +47,11 @@ export function createEventMethods({ client, now }: StoreContext): EventMethods 
     async settleDelivery(id, outcome) {
       if (outcome.status === "delivered") {
         await client.query("UPDATE sink_deliveries SET status = 'delivered', attempts = attempts + 1, last_error = NULL, lease_until = NULL, updated_at = ? WHERE id = ?", [now(), id]);
+      } else if (outcome.status === "deferred") {
+        await client.query(
+          "UPDATE sink_deliveries SET last_error = ?, next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?",
+          [outcome.error.slice(0, 2000), outcome.nextAttemptAt, now(), id],
+        );
       } else {
         await client.query(
           "UPDATE sink_deliveries SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?",
