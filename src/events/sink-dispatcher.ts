@@ -95,6 +95,10 @@ export function startSinkDispatcher(deps: DispatcherDeps): SinkDispatcher {
     return settledCount - before;
   };
 
+  function settle(held: boolean): void {
+    if (!held) deps.logger.warn("a sink delivery outlived its lease: another claimer runs it, and settles it");
+  }
+
   async function deliver(delivery: ClaimedDelivery): Promise<void> {
     const started = performance.now();
     let error: string | null = null;
@@ -128,16 +132,18 @@ export function startSinkDispatcher(deps: DispatcherDeps): SinkDispatcher {
       error = typeof code === "string" ? `${code}: ${message}` : message;
     }
     try {
-      if (error === null) await deps.store.settleDelivery(delivery.id, { status: "delivered" });
+      // Under our lease only: if it expired and another claimer took the row, that one settles it.
+      const lease = delivery.leaseUntil;
+      if (error === null) await settle(await deps.store.settleDelivery(delivery.id, { status: "delivered" }, lease));
       else if (hostSide) {
         const delay = Math.min(deps.settings.maxBackoffMs, deps.settings.backoffMs * 2 ** Math.min(delivery.attempts, 10));
-        await deps.store.settleDelivery(delivery.id, { status: "deferred", error, nextAttemptAt: new Date(Date.now() + delay).toISOString() });
+        await settle(await deps.store.settleDelivery(delivery.id, { status: "deferred", error, nextAttemptAt: new Date(Date.now() + delay).toISOString() }, lease));
         deps.logger.debug("sink delivery put off (the host could not run it now)", { sinkId: delivery.sinkId, eventId: delivery.eventId, error });
       } else {
         const attempts = delivery.attempts + 1;
         const dead = attempts >= deps.settings.maxAttempts;
         const delay = Math.min(deps.settings.maxBackoffMs, deps.settings.backoffMs * 2 ** (attempts - 1));
-        await deps.store.settleDelivery(delivery.id, { status: dead ? "dead" : "failed", error, nextAttemptAt: new Date(Date.now() + delay).toISOString() });
+        await settle(await deps.store.settleDelivery(delivery.id, { status: dead ? "dead" : "failed", error, nextAttemptAt: new Date(Date.now() + delay).toISOString() }, lease));
         deps.logger.warn(dead ? "sink delivery is dead" : "sink delivery failed; will retry", { sinkId: delivery.sinkId, eventId: delivery.eventId, attempts, error });
       }
     } catch (settleError) {

@@ -155,6 +155,8 @@ export interface DeliveryRecord {
 
 export interface ClaimedDelivery extends DeliveryRecord {
   readonly event: StoredEvent;
+  /** The lease this claim holds: a settlement naming it counts only while it is still the row's. */
+  readonly leaseUntil: string;
 }
 
 export type DeliverySettlement =
@@ -291,7 +293,11 @@ export interface Store {
    * (in order per sink). PostgreSQL: FOR UPDATE SKIP LOCKED, so two instances never take the same.
    */
   claimDeliveries(now: string, leaseUntil: string, limit: number): Promise<ClaimedDelivery[]>;
-  settleDelivery(id: number, outcome: DeliverySettlement): Promise<void>;
+  /**
+   * Settles a delivery; with `lease`, only while the row still holds that lease (true when it did):
+   * a claimer whose lease expired and was taken by another changes nothing.
+   */
+  settleDelivery(id: number, outcome: DeliverySettlement, lease?: string): Promise<boolean>;
   /** Newest first. */
   listDeliveries(sinkId: string, limit: number): Promise<DeliveryRecord[]>;
   // OAuth authorization server state: oidc-provider's models as JSON, shared by every instance

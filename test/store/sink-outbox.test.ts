@@ -33,8 +33,21 @@ forEachStore((backend) => {
     await store.settleDelivery(retry[0]!.id, { status: "dead", error: "boom again", nextAttemptAt: at(30) });
     assert.deepEqual((await store.claimDeliveries(at(22), at(100), 10)).map((d) => d.event.id), ["e2"], "a dead delivery no longer blocks");
 
+    // A lease that expired and was taken by another claimer: the first holder's late settlement
+    // changes nothing (else it would clear the new lease and let the sink's next delivery run
+    // beside this one); the new holder's counts.
+    const taken = (await store.claimDeliveries(at(101), at(140), 10)).find((d) => d.event.id === "e2")!;
+    assert.equal(taken.leaseUntil, at(140));
+    const retaken = (await store.claimDeliveries(at(141), at(200), 10)).find((d) => d.event.id === "e2")!;
+    assert.equal(await store.settleDelivery(taken.id, { status: "failed", error: "late", nextAttemptAt: at(42) }, taken.leaseUntil), false);
+    assert.deepEqual((await store.listDeliveries(sink.id, 10)).map((d) => [d.eventId, d.status, d.attempts]), [["e2", "pending", 0], ["e1", "dead", 2]]);
+    assert.equal(await store.settleDelivery(retaken.id, { status: "failed", error: "late", nextAttemptAt: at(42) }, retaken.leaseUntil), true);
+    await store.settleDelivery(retaken.id, { status: "deferred", error: "RATE_LIMITED: later", nextAttemptAt: at(43) });
+    assert.deepEqual((await store.listDeliveries(sink.id, 10)).map((d) => [d.eventId, d.status, d.attempts, d.lastError]), [["e2", "failed", 1, "RATE_LIMITED: later"], ["e1", "dead", 2, "boom again"]]);
+    await store.settleDelivery(retaken.id, { status: "delivered" });
+
     const listed = await store.listDeliveries(sink.id, 10);
-    assert.deepEqual(listed.map((d) => [d.eventId, d.status, d.attempts, d.lastError]), [["e2", "pending", 0, null], ["e1", "dead", 2, "boom again"]]);
+    assert.deepEqual(listed.map((d) => [d.eventId, d.status, d.attempts, d.lastError]), [["e2", "delivered", 2, null], ["e1", "dead", 2, "boom again"]]);
     assert.equal(await store.deleteUserTool(sink.id), true);
     assert.deepEqual(await store.listDeliveries(sink.id, 10), []);
   });

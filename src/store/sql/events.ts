@@ -40,24 +40,27 @@ export function createEventMethods({ client, now }: StoreContext): EventMethods 
         return rows.map((row) => {
           const causedBy = row.caused_by === null || row.caused_by === undefined ? undefined : (json(row, "caused_by") as string[]);
           const event = { id: String(row.event_id), type: String(row.type), at: String(row.at), data: json(row, "data"), ...(causedBy ? { causedBy } : {}) };
-          return deepFreeze({ ...toDelivery(row), event }) as ClaimedDelivery;
+          return deepFreeze({ ...toDelivery(row), event, leaseUntil }) as ClaimedDelivery;
         });
       });
     },
-    async settleDelivery(id, outcome) {
+    async settleDelivery(id, outcome, lease) {
+      const held = lease === undefined ? ["", []] as const : [" AND lease_until = ?", [lease]] as const;
+      let result;
       if (outcome.status === "delivered") {
-        await client.query("UPDATE sink_deliveries SET status = 'delivered', attempts = attempts + 1, last_error = NULL, lease_until = NULL, updated_at = ? WHERE id = ?", [now(), id]);
+        result = await client.query(`UPDATE sink_deliveries SET status = 'delivered', attempts = attempts + 1, last_error = NULL, lease_until = NULL, updated_at = ? WHERE id = ?${held[0]}`, [now(), id, ...held[1]]);
       } else if (outcome.status === "deferred") {
-        await client.query(
-          "UPDATE sink_deliveries SET last_error = ?, next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?",
-          [outcome.error.slice(0, 2000), outcome.nextAttemptAt, now(), id],
+        result = await client.query(
+          `UPDATE sink_deliveries SET last_error = ?, next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?${held[0]}`,
+          [outcome.error.slice(0, 2000), outcome.nextAttemptAt, now(), id, ...held[1]],
         );
       } else {
-        await client.query(
-          "UPDATE sink_deliveries SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?",
-          [outcome.status, outcome.error.slice(0, 2000), outcome.nextAttemptAt, now(), id],
+        result = await client.query(
+          `UPDATE sink_deliveries SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?${held[0]}`,
+          [outcome.status, outcome.error.slice(0, 2000), outcome.nextAttemptAt, now(), id, ...held[1]],
         );
       }
+      return result.rowCount > 0;
     },
     async listDeliveries(sinkId, limit) {
       const { rows } = await client.query(
