@@ -27,7 +27,7 @@ import { createHub } from "./events/hub.ts";
 import { toolEvent } from "./events/product-events.ts";
 import { bindPluginEvents } from "./events/knot-events.ts";
 import { withRunEvents } from "./events/run-events.ts";
-import { startSinkDispatcher, type SinkDispatcher } from "./events/sink-dispatcher.ts";
+import { INERT_DISPATCHER, startSinkDispatcher, type SinkDispatcher } from "./events/sink-dispatcher.ts";
 import { sinkRoutes } from "./events/sink-routes.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
@@ -70,6 +70,11 @@ interface AppSignals {
 
 export interface AppOptions {
   readonly logger?: Logger;
+  /**
+   * Whether this process delivers the sinks' outbox (default true). A one-shot command (`run`)
+   * must not: it would claim other users' deliveries and then wait for them before it exits.
+   */
+  readonly deliverSinks?: boolean;
 }
 
 export async function createApp(config: ServerConfig, options: AppOptions = {}): Promise<App> {
@@ -120,7 +125,8 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   const mcp = createMcpSurface(services);
   signals.on("toolsChanged", (userIds) => mcp.notifyToolsChanged(userIds));
   signals.on("tokenRevoked", (tokenId) => mcp.sessions.closeOfToken(tokenId));
-  const sinks = startSinkDispatcher({ store, auth, runner, audit, logger, settings: config.sinks, leaseMs: config.limits.wallMs + 30_000 });
+  const sinks = options.deliverSinks === false ? INERT_DISPATCHER
+    : startSinkDispatcher({ store, auth, runner, audit, logger, settings: config.sinks, leaseMs: config.limits.wallMs + 30_000 });
   events.onStored(() => sinks.wake());
   await mcp.startChangeBus();
   const retention = startAuditRetention(store, config.audit.retentionDays, logger);

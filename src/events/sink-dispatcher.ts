@@ -35,6 +35,9 @@ export interface DispatcherDeps {
   readonly leaseMs: number;
 }
 
+/** For a process that stores events but leaves their delivery to the server (the `run` command). */
+export const INERT_DISPATCHER: SinkDispatcher = Object.freeze({ wake: () => {}, drain: async () => 0, stop: async () => {} });
+
 const SLOTS = 8;
 /**
  * Outcomes where the host, not the sink, kept the run from happening or finishing: the owner's run

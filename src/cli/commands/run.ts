@@ -33,7 +33,8 @@ export async function runCommand(args: string[]): Promise<number> {
   assertJsonDepth(toolArgs, "--args");
 
   const config = { ...resolveConfig(values), host: "127.0.0.1", port: 0 };
-  const app = await createApp(config, { logger: silentLogger });
+  // Its events stay in the outbox for the server to deliver.
+  const app = await createApp(config, { logger: silentLogger, deliverSinks: false });
   try {
     const user = await app.store.getUserByName(values.user);
     if (!user) throw new KnotError("NOT_FOUND", `no user named "${values.user}"`);
