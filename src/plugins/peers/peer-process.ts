@@ -10,12 +10,16 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { ERROR_CODES, KnotError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import type { CallContext } from "../call-context.ts";
 import { createLineRpc, RpcError, type LineRpc } from "./line-rpc.ts";
 import { parseInitializeResult, type PeerInfo } from "./peer-info.ts";
+import { readStderrLines } from "./stderr-lines.ts";
+
+/** A peer's stderr is logged line by line, each cut at this length, at most this many a second. */
+const STDERR_LINE_CHARS = 4_000;
+const STDERR_LINES_PER_SECOND = 200;
 
 export type PeerState = "starting" | "up" | "restarting" | "stopped";
 
@@ -81,7 +85,11 @@ export async function startPeer(options: PeerOptions): Promise<PeerProcess> {
         reject(new Error(`could not start: ${error.message}`));
       });
     });
-    createInterface({ input: proc.stderr! }).on("line", (line) => log.info(line.slice(0, 4000), { stream: "stderr" }));
+    readStderrLines(proc.stderr!, {
+      maxChars: STDERR_LINE_CHARS, perSecond: STDERR_LINES_PER_SECOND,
+      onLine: (line) => log.info(line, { stream: "stderr" }),
+      onDropped: (count) => log.warn(`${count} stderr lines of this peer were not logged (over ${STDERR_LINES_PER_SECOND} a second)`, { stream: "stderr" }),
+    });
     const connection = createLineRpc(proc.stdout!, proc.stdin!, {
       onRequest: (method, params) => hostRequest(method, params),
       onNotification: (method, params) => {
