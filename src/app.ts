@@ -46,6 +46,7 @@ import { createToolRunner } from "./tools/tool-runner.ts";
 import { createUserToolsCatalog } from "./tools/user-tools.ts";
 import { RUNTIME_VERSION } from "./version.ts";
 import { webRoutes } from "./web/web-routes.ts";
+import { deliveryAudience } from "./events/event-types.ts";
 
 export interface App extends Services {
   readonly server: http.Server;
@@ -126,7 +127,10 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   signals.on("toolsChanged", (userIds) => mcp.notifyToolsChanged(userIds));
   signals.on("tokenRevoked", (tokenId) => mcp.sessions.closeOfToken(tokenId));
   const sinks = options.deliverSinks === false ? INERT_DISPATCHER
-    : startSinkDispatcher({ store, auth, runner, audit, logger, settings: config.sinks, leaseMs: config.limits.wallMs + 30_000 });
+    : startSinkDispatcher({
+      store, auth, runner, audit, logger, settings: config.sinks, leaseMs: config.limits.wallMs + 30_000,
+      audienceOf: (type, ownerId) => deliveryAudience(registry, type, ownerId),
+    });
   events.onStored(() => sinks.wake());
   await mcp.startChangeBus();
   const retention = startAuditRetention(store, config.audit.retentionDays, logger);

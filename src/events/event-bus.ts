@@ -44,16 +44,19 @@ export function sinkChainOf(principal: Principal | null | undefined): readonly s
   return (principal as (Principal & { [SINK_ORIGIN]?: readonly string[] }) | null | undefined)?.[SINK_ORIGIN] ?? [];
 }
 
+/** Whether the owner of `sink` may receive an event of `audience` now (at emit, and again at delivery). */
+export async function mayReceiveEvent(store: Store, sink: UserToolRecord, audience: EventAudience): Promise<boolean> {
+  if (audience.kind === "owner") return sink.ownerId === audience.userId;
+  const owner = await store.getUser(sink.ownerId);
+  if (!owner) return false;
+  if (owner.isAdmin) return true;
+  if (audience.kind === "admins") return false;
+  return audience.permission === null || (await store.permissionsOf(owner.id)).includes(audience.permission);
+}
+
 export function createEventBus(store: Store, logger: Logger): EventBus {
   const listeners: (() => void)[] = [];
-  const mayReceive = async (sink: UserToolRecord, audience: EventAudience): Promise<boolean> => {
-    if (audience.kind === "owner") return sink.ownerId === audience.userId;
-    const owner = await store.getUser(sink.ownerId);
-    if (!owner) return false;
-    if (owner.isAdmin) return true;
-    if (audience.kind === "admins") return false;
-    return audience.permission === null || (await store.permissionsOf(owner.id)).includes(audience.permission);
-  };
+  const mayReceive = (sink: UserToolRecord, audience: EventAudience) => mayReceiveEvent(store, sink, audience);
   return {
     async emit(input) {
       const chain = sinkChainOf(input.cause);

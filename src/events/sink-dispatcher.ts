@@ -14,7 +14,7 @@ import type { ServerConfig } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { ClaimedDelivery, Store } from "../store/store.ts";
 import type { ToolRunner } from "../tools/tool-runner.ts";
-import { SINK_ORIGIN } from "./event-bus.ts";
+import { mayReceiveEvent, SINK_ORIGIN, type EventAudience } from "./event-bus.ts";
 
 export interface SinkDispatcher {
   /** Look for due deliveries now (e.g. after an event was stored). */
@@ -33,6 +33,8 @@ export interface DispatcherDeps {
   readonly settings: ServerConfig["sinks"];
   /** A lease outlasts a sink's longest run, so another instance never takes a delivery still running. */
   readonly leaseMs: number;
+  /** Who may receive an event of this type for this owner now (event-types.ts deliveryAudience); null: nobody. */
+  readonly audienceOf: (type: string, ownerId: string) => EventAudience | null;
 }
 
 /** For a process that stores events but leaves their delivery to the server (the `run` command). */
@@ -106,6 +108,8 @@ export function startSinkDispatcher(deps: DispatcherDeps): SinkDispatcher {
     const started = performance.now();
     let error: string | null = null;
     let hostSide = false;
+    /** Not the sink's failure either, and final: retrying would not change it. */
+    let lostSight = false;
     let auditOutcome = "ok";
     try {
       const sink = await deps.store.getUserTool(delivery.sinkId);
@@ -116,6 +120,13 @@ export function startSinkDispatcher(deps: DispatcherDeps): SinkDispatcher {
       }
       const principal = sink ? await deps.auth.principalFor(sink.ownerId) : null;
       if (!sink || !principal) throw new Error("the sink or its owner no longer exists");
+      // Decided when the event happened, and again now: a permission lost or a subscription
+      // dropped while the event waited in the queue stops it too.
+      const audience = deps.audienceOf(delivery.event.type, sink.ownerId);
+      if (!sink.events?.includes(delivery.event.type) || audience === null || !(await mayReceiveEvent(deps.store, sink, audience))) {
+        lostSight = true;
+        throw new Error("not delivered: the sink no longer subscribes to this event, or its owner may no longer receive it");
+      }
       const asSink = { ...principal, [SINK_ORIGIN]: [...(delivery.event.causedBy ?? []), sink.id] };
       const { id, type, at, data } = delivery.event;
       const outcome = await deps.runner.run(asSink, sink, { id, type, at, data: data ?? null }, { validated: true, entry: "sink" });
@@ -144,7 +155,7 @@ export function startSinkDispatcher(deps: DispatcherDeps): SinkDispatcher {
         deps.logger.debug("sink delivery put off (the host could not run it now)", { sinkId: delivery.sinkId, eventId: delivery.eventId, error });
       } else {
         const attempts = delivery.attempts + 1;
-        const dead = attempts >= deps.settings.maxAttempts;
+        const dead = lostSight || attempts >= deps.settings.maxAttempts;
         const delay = Math.min(deps.settings.maxBackoffMs, deps.settings.backoffMs * 2 ** (attempts - 1));
         await settle(await deps.store.settleDelivery(delivery.id, { status: dead ? "dead" : "failed", error, nextAttemptAt: new Date(Date.now() + delay).toISOString() }, lease));
         deps.logger.warn(dead ? "sink delivery is dead" : "sink delivery failed; will retry", { sinkId: delivery.sinkId, eventId: delivery.eventId, attempts, error });

@@ -117,6 +117,23 @@ describe("attack: event sinks", () => {
     assert.equal(records(marker).filter((r) => r.sink === "spy").length, 0);
   });
 
+  it("a permission revoked while the event waits in the sink's queue stops it too (visibility is checked again at delivery)", async () => {
+    const { user, token } = await t.userWithToken("queued", { grants: ["knot.tools.author", "plugin.shop.orders"] });
+    // Its first delivery (its own save) naps, so the order event waits behind it in the sink's queue.
+    const code = `import { call } from "knot:plugin";\nexport default async (event) => {\n  if (event.type === "tool.saved") { await call("shop", "nap", { ms: 2000 }); return; }\n  await call("shop", "record", { sink: "queued_spy", type: event.type, data: event.data });\n};\n`;
+    const sink = await request(`${t.url}/api/tools`, token, { method: "POST", body: JSON.stringify({ name: "queued_spy", kind: "sink", events: ["tool.saved", "plugin.shop.order_placed"], code }) });
+    assert.equal(sink.status, 201, JSON.stringify(sink.body));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await request(`${t.url}/plugins/shop/place?item=while-napping`, token)).status, 200);
+    await t.app.store.revoke({ subject: { kind: "user", userId: user.id }, permission: "plugin.shop.orders" });
+    const rows = () => t.app.store.listDeliveries(sink.body.tool.id, 10);
+    for (let waited = 0; (await rows()).some((row) => row.status === "pending" || row.status === "failed") && waited < 15_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+    const order = (await rows()).find((row) => row.type === "plugin.shop.order_placed");
+    assert.equal(order?.status, "dead", JSON.stringify(order));
+    assert.match(order?.lastError ?? "", /no longer/);
+    assert.equal(records(marker).filter((r) => r.sink === "queued_spy").length, 0, "the event reached a sink whose owner lost the permission");
+  });
+
   it("a regular tool cannot be run as a sink entry: event-shaped arguments stay a request; the runner refuses", async () => {
     const { user, token } = await t.userWithToken("trudy", { grants: ["knot.tools.author"] });
     const code = "export default (r) => Object.keys(r).sort().join() + '|' + (r.params?.type ?? '')\n";
