@@ -47,6 +47,7 @@ import { createUserToolsCatalog } from "./tools/user-tools.ts";
 import { RUNTIME_VERSION } from "./version.ts";
 import { webRoutes } from "./web/web-routes.ts";
 import { deliveryAudience } from "./events/event-types.ts";
+import { startRetention } from "./retention.ts";
 
 export interface App extends Services {
   readonly server: http.Server;
@@ -134,6 +135,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   events.onStored(() => sinks.wake());
   await mcp.startChangeBus();
   const retention = startAuditRetention(store, config.audit.retentionDays, logger);
+  const outboxRetention = startRetention({ what: "sink outbox rows", retentionDays: config.sinks.retentionDays, prune: (olderThan) => store.pruneOutbox(olderThan), logger });
   const routes: Route[] = [...visibilityRoutes(services, mcp), ...auditRoutes(services), ...coreRoutes(services), ...navigationRoutes(services), ...pluginRoutes(services), ...toolRoutes(services), ...webRoutes(services), ...sinkRoutes(services), ...consentRoutes(services, oauth), ...metricsRoutes(metrics),
     ...mcpRoutes({ edge: mcp.http, challenge: oauth.challenge })];
   const drain = createDrain({
@@ -166,6 +168,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
       graceMs: config.shutdownGraceMs, logger, drain, server, runs, auditWrites,
       stopTimers: () => {
         retention.stop();
+        outboxRetention.stop();
         return sinks.stop();
       },
       closeMcp: () => mcp.close(),

@@ -84,6 +84,7 @@ export const CONFIG_KEYS = {
     backoffMs: key.number("sinks.backoff_ms", 1_000, "first retry delay (doubling)"),
     maxBackoffMs: key.number("sinks.max_backoff_ms", 300_000, "longest retry delay"),
     pollMs: key.number("sinks.poll_ms", 500, "outbox poll interval"),
+    retentionDays: key.number("sinks.retention_days", 30, "days delivered and dead deliveries (and events no delivery needs) are kept; 0 keeps everything"),
   },
 };
 

@@ -298,6 +298,11 @@ export interface Store {
    * a claimer whose lease expired and was taken by another changes nothing.
    */
   settleDelivery(id: number, outcome: DeliverySettlement, lease?: string): Promise<boolean>;
+  /**
+   * Removes deliveries settled for good (delivered, dead) last changed before `olderThan`, then the
+   * events older than it that no delivery refers to any more; answers how many rows went.
+   */
+  pruneOutbox(olderThan: string): Promise<number>;
   /** Newest first. */
   listDeliveries(sinkId: string, limit: number): Promise<DeliveryRecord[]>;
   // OAuth authorization server state: oidc-provider's models as JSON, shared by every instance

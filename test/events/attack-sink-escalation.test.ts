@@ -20,7 +20,7 @@ describe("attack: event sinks", () => {
     const root = tempDir();
     marker = path.join(tempDir(), "events.log");
     writeShop(root, marker);
-    t = await startApp({ pluginsDir: root, config: { plugins: { shop: { marker } }, sinks: { maxAttempts: 2, backoffMs: 50, maxBackoffMs: 100, pollMs: 50 } } });
+    t = await startApp({ pluginsDir: root, config: { plugins: { shop: { marker } }, sinks: { maxAttempts: 2, backoffMs: 50, maxBackoffMs: 100, pollMs: 50, retentionDays: 30 } } });
   });
   after(() => t.close());
 

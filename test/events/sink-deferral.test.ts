@@ -18,7 +18,7 @@ before(async () => {
     pluginsDir: root,
     config: {
       plugins: { shop: { marker } },
-      sinks: { maxAttempts: 2, backoffMs: 50, maxBackoffMs: 200, pollMs: 50 },
+      sinks: { maxAttempts: 2, backoffMs: 50, maxBackoffMs: 200, pollMs: 50, retentionDays: 30 },
       quotas: { userConcurrentRuns: 4, userRunsPerMinute: 2, tokenConcurrentRuns: 4, tokenRunsPerMinute: 1_000, maxConcurrentRuns: 64, maxQueuedRuns: 1_000 },
     },
   });

@@ -22,7 +22,7 @@ describe("event sinks on PostgreSQL, two instances", () => {
     const root = tempDir();
     marker = path.join(tempDir(), "events.log");
     writeShop(root, marker);
-    const config = { database: url, plugins: { shop: { marker } }, sinks: { maxAttempts: 3, backoffMs: 50, maxBackoffMs: 200, pollMs: 20 } };
+    const config = { database: url, plugins: { shop: { marker } }, sinks: { maxAttempts: 3, backoffMs: 50, maxBackoffMs: 200, pollMs: 20, retentionDays: 30 } };
     one = await startApp({ pluginsDir: root, config });
     two = await startApp({ pluginsDir: root, config });
   });

@@ -30,7 +30,7 @@ describe("event sinks", () => {
     const root = tempDir();
     marker = path.join(tempDir(), "events.log");
     writeShop(root, marker);
-    t = await startApp({ pluginsDir: root, config: { plugins: { shop: { marker } }, sinks: { maxAttempts: 3, backoffMs: 50, maxBackoffMs: 200, pollMs: 50 } } });
+    t = await startApp({ pluginsDir: root, config: { plugins: { shop: { marker } }, sinks: { maxAttempts: 3, backoffMs: 50, maxBackoffMs: 200, pollMs: 50, retentionDays: 30 } } });
     alice = (await t.userWithToken("alice", { grants: [AUTHOR, ORDERS] })).token;
     bob = (await t.userWithToken("bob", { grants: [AUTHOR] })).token;
     admin = (await t.userWithToken("root", { admin: true })).token;

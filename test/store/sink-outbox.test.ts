@@ -48,6 +48,14 @@ forEachStore((backend) => {
 
     const listed = await store.listDeliveries(sink.id, 10);
     assert.deepEqual(listed.map((d) => [d.eventId, d.status, d.attempts, d.lastError]), [["e2", "delivered", 2, null], ["e1", "dead", 2, "boom again"]]);
+    // Retention: settled rows last changed before the cut go, pending ones stay, and so do the
+    // events they need; an event no delivery refers to any more goes too.
+    await store.appendEvent({ id: "e3", type: "tool.run", at: at(50), data: { n: 3 } }, [other.id]);
+    const removed = await store.pruneOutbox("9999-01-01T00:00:00.000Z");
+    assert.equal(removed, 3, "watch's two settled deliveries, and event e2 (e1 still waits for watch2)");
+    assert.deepEqual(await store.listDeliveries(sink.id, 10), []);
+    assert.deepEqual((await store.listDeliveries(other.id, 10)).map((d) => [d.eventId, d.status]), [["e3", "pending"], ["e1", "pending"]]);
+    assert.equal(await store.pruneOutbox("2000-01-01T00:00:00.000Z"), 0, "nothing is older than the cut");
     assert.equal(await store.deleteUserTool(sink.id), true);
     assert.deepEqual(await store.listDeliveries(sink.id, 10), []);
   });

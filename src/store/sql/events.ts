@@ -11,7 +11,7 @@ import type { StoreContext } from "./context.ts";
 import { deepFreeze } from "../../deep-freeze.ts";
 import { json, toDelivery, toUserTool } from "./records.ts";
 
-type EventMethods = Pick<Store, "appendEvent" | "listSinks" | "claimDeliveries" | "settleDelivery" | "listDeliveries">;
+type EventMethods = Pick<Store, "appendEvent" | "listSinks" | "claimDeliveries" | "settleDelivery" | "listDeliveries" | "pruneOutbox">;
 
 export function createEventMethods({ client, now }: StoreContext): EventMethods {
   const claimable = `SELECT d.*, e.id AS event_id, e.type, e.at, e.data, e.caused_by FROM sink_deliveries d JOIN events e ON e.seq = d.event_seq
@@ -61,6 +61,13 @@ export function createEventMethods({ client, now }: StoreContext): EventMethods 
         );
       }
       return result.rowCount > 0;
+    },
+    async pruneOutbox(olderThan) {
+      return client.transaction(async (tx) => {
+        const deliveries = await tx.query("DELETE FROM sink_deliveries WHERE status IN ('delivered', 'dead') AND updated_at < ?", [olderThan]);
+        const events = await tx.query("DELETE FROM events WHERE at < ? AND NOT EXISTS (SELECT 1 FROM sink_deliveries d WHERE d.event_seq = events.seq)", [olderThan]);
+        return deliveries.rowCount + events.rowCount;
+      });
     },
     async listDeliveries(sinkId, limit) {
       const { rows } = await client.query(
