@@ -95,7 +95,9 @@ let logCharsLeft = -1;
 export function sendLog(kind: "console" | "log", level: string, message: string): void {
   if (logCharsLeft < 0) return;
   const text = message.length > logCharsLeft + 1 ? I.StringSlice(message, 0, logCharsLeft + 1) : message;
-  logCharsLeft -= text.length; // may go to -1: the worker then sees the overflow and marks the cut
+  // A line costs one more than its text (its newline), as the worker counts it: an empty line is
+  // not free. May go below 0: the worker then sees the overflow and marks the cut.
+  logCharsLeft -= text.length + 1;
   emit(kind === "console" ? EMIT_KINDS.console : EMIT_KINDS.log, `{"level":${q(level)},"message":${q(text)}}`);
 }
 

@@ -1,7 +1,9 @@
 /**
- * The run's log: console.* and knot:tool log() lines, bounded by limits.logBytes (UTF-8). When the
- * budget is spent the last line is cut, one marker line is added and the rest is dropped: a noisy
- * tool is truncated, not failed. Every kept line is also sent as a RunEvent while the run goes on.
+ * The run's log: console.* and knot:tool log() lines, bounded by limits.logBytes (UTF-8), each line
+ * charged its bytes and one more (its newline in the printed output: an empty line is not free,
+ * or a flood of `console.log()` reached the host line by line without end). When the budget is
+ * spent the last line is cut, one marker line is added and the rest is dropped: a noisy tool is
+ * truncated, not failed. Every kept line is also sent as a RunEvent while the run goes on.
  * console.* lines are kept apart as the "printed" output (knot's print), used when a tool returns
  * nothing.
  */
@@ -46,13 +48,13 @@ export function createRunLog(logBytes: number, onEvent: (event: RunEvent) => voi
       }
       const { level, message } = (parsed ?? {}) as { level?: unknown; message?: unknown };
       if (typeof level !== "string" || !LEVELS.has(level) || typeof message !== "string") return;
-      const size = Buffer.byteLength(message, "utf8");
+      const size = Buffer.byteLength(message, "utf8") + 1;
       if (size <= left) {
         left -= size;
         keep(source, { level: level as LogLine["level"], message });
         return;
       }
-      const cut = clipUtf8(message, left);
+      const cut = clipUtf8(message, Math.max(0, left - 1));
       left = 0;
       truncated = true;
       if (cut !== "") keep(source, { level: level as LogLine["level"], message: cut });

@@ -22,7 +22,7 @@ import type { Isolate } from "./ivm.ts";
 import { releaseAll, RUN_TOOL_MODULE } from "./guest-code.ts";
 import { createLinker, missingExportError } from "./linker.ts";
 import { performLoopbackCall, type LoopbackRequest } from "./loopback.ts";
-import { createRunLog } from "./run-log.ts";
+import { clipUtf8, createRunLog } from "./run-log.ts";
 import { classifyThrown } from "./thrown.ts";
 
 const STUCK_AFTER_MS = 1_000;
@@ -112,7 +112,8 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     const printed = log.printed();
     // A knot:plugin call still open now is work left behind (aborting it settles it at once).
     leftCalls = callsPending;
-    finalVerdict = final.ok && final.result.kind === "none" && printed !== undefined ? { ok: true, result: { kind: "text", text: printed } } : final;
+    // Printed output stands in for a result only within the result budget too.
+    finalVerdict = final.ok && final.result.kind === "none" && printed !== undefined ? { ok: true, result: { kind: "text", text: clipUtf8(printed, limits.resultBytes) } } : final;
     lease?.settled();
     resolveVerdict(finalVerdict);
     setImmediate(endLease);

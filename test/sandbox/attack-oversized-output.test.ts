@@ -62,6 +62,17 @@ test("printed output used as the result is bounded by the log budget too", async
   await assertHostUnharmed(pool, marker);
 });
 
+test("empty log lines are not free: a flood of console.log() is cut by the log budget, and so is the printed result", async () => {
+  // Each line costs its bytes and one more (its newline in the printed output): an empty line
+  // cost nothing, so millions of them reached the host as events and as the printed result.
+  const outcome = await runTool(pool, "for (let i = 0; i < 200_000; i++) console.log()", { limits: { ...FLOOD_LIMITS, resultBytes: 100 } });
+  const result = assertOk(outcome) as { kind: string; text: string };
+  assert.ok(outcome.log.length <= 501, `${outcome.log.length} log lines kept for a 500-byte budget`);
+  assert.equal(outcome.log.at(-1)?.message.startsWith("[log truncated"), true);
+  assert.ok(Buffer.byteLength(result.text) <= 100, `the printed result is ${Buffer.byteLength(result.text)} bytes for a 100-byte result budget`);
+  await assertHostUnharmed(pool, marker);
+});
+
 test("a progress flood is bounded and the run still answers", async () => {
   let seen = 0;
   const outcome = await runTool(pool, 'import { progress } from "knot:tool"; for (let i = 0; i < 30_000; i++) progress(i, 30_000, "m".repeat(5_000)); export default () => "ok"', {
