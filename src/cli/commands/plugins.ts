@@ -1,4 +1,6 @@
+import fs from "node:fs";
 import path from "node:path";
+import { KnotError } from "../../errors.ts";
 import { loadPlugins } from "../../plugins/loader.ts";
 import { RUNTIME_VERSION } from "../../version.ts";
 import { COMMON_OPTIONS, parse, resolveConfig, usageError } from "../context.ts";
@@ -8,6 +10,7 @@ export async function pluginsCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, COMMON_OPTIONS);
   const [action, dir] = positionals;
   if (action !== "check" || !dir) throw usageError("plugins check DIR");
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new KnotError("NOT_FOUND", `no plugins folder at ${path.resolve(dir)}`);
   const config = resolveConfig({ ...values, plugins: dir });
   const registry = await loadPlugins({ root: path.resolve(dir), runtimeVersion: RUNTIME_VERSION, pluginConfig: config.plugins });
   for (const warning of registry.warnings) process.stderr.write(`warning: ${warning}\n`);

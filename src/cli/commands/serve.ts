@@ -7,9 +7,16 @@ export async function serveCommand(args: string[]): Promise<number> {
   const { values } = parse(args, { ...COMMON_OPTIONS, host: { type: "string" }, port: { type: "string" } });
   const config = resolveConfig(values);
   const app = await createApp(config);
-  // The first start on an empty database creates the user `admin` and prints its token once.
+  let url: string;
+  try {
+    ({ url } = await app.listen());
+  } catch (error) {
+    await app.close().catch(() => {});
+    throw error;
+  }
+  // The first start on an empty database creates the user `admin` and prints its token once:
+  // only once listening, or a start that failed (a port in use) would keep a token nobody saw.
   const token = await adminOf(app).tokens.bootstrap();
-  const { url } = await app.listen();
   const loaded = [...app.pool.registry.loaded.keys()];
   process.stdout.write(`knot-tools listening on ${url}\n  plugins: ${config.pluginsDir} (${loaded.join(", ") || "none"}${app.pool.registry.failed.length ? `; ${app.pool.registry.failed.length} failed` : ""})\n  database: ${isPostgresUrl(config.database) ? redactUrl(config.database) : config.database}\n`);
   if (token) process.stdout.write(`created user "admin"; its API token (shown once):\n${token}\n`);

@@ -1,0 +1,41 @@
+/**
+ * Commands that fail must say so and change nothing they cannot finish: `serve` on a port in use
+ * exits non-zero without creating the first admin (whose token it would never have printed, and
+ * every later start would skip), and `plugins check` of a folder that does not exist fails.
+ */
+import assert from "node:assert/strict";
+import net from "node:net";
+import path from "node:path";
+import { test } from "node:test";
+import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
+import { cli } from "../helpers/cli.ts";
+import { tempDir } from "../helpers/fixtures.ts";
+
+test("serve on a port in use fails before it creates the first admin and its token", async () => {
+  const busy = net.createServer();
+  await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+  const port = (busy.address() as net.AddressInfo).port;
+  const dir = tempDir();
+  const db = path.join(dir, "knot.db");
+  try {
+    const ran = cli(["serve", "--host", "127.0.0.1", "--port", String(port), "--db", db], { cwd: dir });
+    assert.notEqual(ran.code, 0, ran.stdout);
+    assert.match(ran.stderr, /EADDRINUSE|address already in use/i);
+    assert.doesNotMatch(ran.stdout, /API token/);
+  } finally {
+    busy.close();
+  }
+  const store = await createSqliteStore({ path: db });
+  try {
+    assert.deepEqual(await store.listUsers(), [], "the admin was created but its token never shown");
+  } finally {
+    await store.close();
+  }
+});
+
+test("plugins check of a folder that does not exist fails", () => {
+  const dir = tempDir();
+  const ran = cli(["plugins", "check", path.join(dir, "no-such-folder")], { cwd: dir });
+  assert.equal(ran.code, 1, ran.stdout + ran.stderr);
+  assert.match(ran.stderr, /no-such-folder/);
+});
