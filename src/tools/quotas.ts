@@ -30,10 +30,13 @@ export const DEFAULT_QUOTAS: QuotaSettings = Object.freeze({
 export interface Quotas {
   /** Waits for a global slot (bounded queue) after checking the caller's own quotas; returns the release. */
   acquire(principal: Principal, signal?: AbortSignal): Promise<() => void>;
-  stats(): { running: number; queued: number; refused: number };
+  /** `rateKeys`: the users and tokens whose run times of the last minute are remembered. */
+  stats(): { running: number; queued: number; refused: number; rateKeys: number };
 }
 
 const MINUTE_MS = 60_000;
+/** Every this many admissions, keys whose runs all left the minute are forgotten (amortised O(1)). */
+const SWEEP_EVERY = 1_000;
 
 export function createQuotas(settings: QuotaSettings, now: () => number = Date.now): Quotas {
   const concurrent = new Map<string, number>();
@@ -44,6 +47,15 @@ export function createQuotas(settings: QuotaSettings, now: () => number = Date.n
   let queued = 0;
   let running = 0;
   let refused = 0;
+  let admitted = 0;
+
+  /** Without this, each user and token ever seen kept its run times (up to a minute's worth) for ever. */
+  const forgetIdle = (t: number) => {
+    for (const [key, window] of recent) {
+      const last = window.times.at(-1);
+      if (last === undefined || last <= t - MINUTE_MS) recent.delete(key);
+    }
+  };
 
   const refuse = (message: string, retryAfterSeconds: number): never => {
     refused += 1;
@@ -103,6 +115,7 @@ export function createQuotas(settings: QuotaSettings, now: () => number = Date.n
         concurrent.set(k.key, (concurrent.get(k.key) ?? 0) + 1);
         recent.get(k.key)!.times.push(now());
       }
+      if ((admitted += 1) % SWEEP_EVERY === 0) forgetIdle(now());
       const releaseOwn = () => {
         for (const k of keys) {
           const n = (concurrent.get(k.key) ?? 1) - 1;
@@ -138,6 +151,6 @@ export function createQuotas(settings: QuotaSettings, now: () => number = Date.n
         releaseGlobal();
       };
     },
-    stats: () => ({ running, queued, refused }),
+    stats: () => ({ running, queued, refused, rateKeys: recent.size }),
   };
 }

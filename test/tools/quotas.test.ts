@@ -53,6 +53,17 @@ describe("run quotas", () => {
     await assert.rejects(q.acquire(principal("u1")), limited, "which made room for exactly one");
   });
 
+  it("forgets the run times of keys idle for a minute (one entry per token ever seen kept growing)", async () => {
+    let now = 0;
+    const q = createQuotas({ ...DEFAULT_QUOTAS }, () => now);
+    for (let i = 0; i < 3_000; i++) (await q.acquire(principal(`u${i}`, `t${i}`)))();
+    assert.ok(q.stats().rateKeys >= 5_000, "every key of the last minute is remembered");
+    now = 120_000;
+    // A thousand more admissions (new users) pass a sweep: the 6,000 keys idle for two minutes go.
+    for (let i = 0; i < 1_000; i++) (await q.acquire(principal(`v${i}`)))();
+    assert.ok(q.stats().rateKeys <= 1_000, `${q.stats().rateKeys} keys remembered after two idle minutes`);
+  });
+
   it("retry-after counts from the oldest run still in the minute, not from one already expired", async () => {
     let now = 0;
     const q = createQuotas({ ...DEFAULT_QUOTAS, userRunsPerMinute: 1_000, tokenRunsPerMinute: 1e9 }, () => now);
@@ -76,7 +87,7 @@ describe("run quotas", () => {
       return release;
     });
     await assert.rejects(q.acquire(principal("c")), limited);
-    assert.deepEqual(q.stats(), { running: 1, queued: 1, refused: 1 });
+    assert.deepEqual(q.stats(), { running: 1, queued: 1, refused: 1, rateKeys: 3 });
     assert.equal(secondStarted, false);
     first();
     (await second)();
@@ -113,6 +124,6 @@ describe("run quotas are fair across users (issue 10, root cause 9)", () => {
     first();
     await Promise.all(all);
     assert.equal(order.indexOf("bob"), 1, `bob was admitted after ${order.indexOf("bob")} flood runs: ${order.join(",")}`);
-    assert.deepEqual(q.stats(), { running: 0, queued: 0, refused: 0 });
+    assert.deepEqual({ ...q.stats(), rateKeys: undefined }, { running: 0, queued: 0, refused: 0, rateKeys: undefined });
   });
 });
