@@ -25,6 +25,7 @@ import { shutdownGracefully } from "./lifecycle/shutdown.ts";
 import { createEventBus } from "./events/event-bus.ts";
 import { createHub } from "./events/hub.ts";
 import { toolEvent } from "./events/product-events.ts";
+import { deliveryAudience } from "./events/event-types.ts";
 import { bindPluginEvents } from "./events/knot-events.ts";
 import { withRunEvents } from "./events/run-events.ts";
 import { INERT_DISPATCHER, startSinkDispatcher, type SinkDispatcher } from "./events/sink-dispatcher.ts";
@@ -44,10 +45,9 @@ import { openStore } from "./store/index.ts";
 import { createQuotas } from "./tools/quotas.ts";
 import { createToolRunner } from "./tools/tool-runner.ts";
 import { createUserToolsCatalog } from "./tools/user-tools.ts";
+import { startRetention } from "./retention.ts";
 import { RUNTIME_VERSION } from "./version.ts";
 import { webRoutes } from "./web/web-routes.ts";
-import { deliveryAudience } from "./events/event-types.ts";
-import { startRetention } from "./retention.ts";
 
 export interface App extends Services {
   readonly server: http.Server;

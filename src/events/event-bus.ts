@@ -56,7 +56,6 @@ export async function mayReceiveEvent(store: Store, sink: UserToolRecord, audien
 
 export function createEventBus(store: Store, logger: Logger): EventBus {
   const listeners: (() => void)[] = [];
-  const mayReceive = (sink: UserToolRecord, audience: EventAudience) => mayReceiveEvent(store, sink, audience);
   return {
     async emit(input) {
       const chain = sinkChainOf(input.cause);
@@ -66,7 +65,7 @@ export function createEventBus(store: Store, logger: Logger): EventBus {
       }
       const sinks = (await store.listSinks()).filter((s) => s.events?.includes(input.type) && !chain.includes(s.id));
       const receivers: string[] = [];
-      for (const sink of sinks) if (await mayReceive(sink, input.audience)) receivers.push(sink.id);
+      for (const sink of sinks) if (await mayReceiveEvent(store, sink, input.audience)) receivers.push(sink.id);
       // No receiver, nothing to deliver: the outbox holds events only for the sinks that will get them.
       if (receivers.length === 0) return;
       const event = { id: randomUUID(), type: input.type, at: new Date().toISOString(), data: input.data ?? null, ...(chain.length > 0 ? { causedBy: chain } : {}) };

@@ -100,9 +100,14 @@ export function startSinkDispatcher(deps: DispatcherDeps): SinkDispatcher {
     return settledCount - before;
   };
 
-  function settle(held: boolean): void {
+  /** A settlement that found the row under another claim (its lease expired meanwhile) changed nothing. */
+  function noteLease(held: boolean): void {
     if (!held) deps.logger.warn("a sink delivery outlived its lease: another claimer runs it, and settles it");
   }
+
+  /** When to try again after `attempts`: the configured backoff, doubling, capped. */
+  const retryAt = (attempts: number) =>
+    new Date(Date.now() + Math.min(deps.settings.maxBackoffMs, deps.settings.backoffMs * 2 ** Math.min(attempts, 30))).toISOString();
 
   async function deliver(delivery: ClaimedDelivery): Promise<void> {
     const started = performance.now();
@@ -148,16 +153,14 @@ export function startSinkDispatcher(deps: DispatcherDeps): SinkDispatcher {
     try {
       // Under our lease only: if it expired and another claimer took the row, that one settles it.
       const lease = delivery.leaseUntil;
-      if (error === null) await settle(await deps.store.settleDelivery(delivery.id, { status: "delivered" }, lease));
+      if (error === null) noteLease(await deps.store.settleDelivery(delivery.id, { status: "delivered" }, lease));
       else if (hostSide) {
-        const delay = Math.min(deps.settings.maxBackoffMs, deps.settings.backoffMs * 2 ** Math.min(delivery.attempts, 10));
-        await settle(await deps.store.settleDelivery(delivery.id, { status: "deferred", error, nextAttemptAt: new Date(Date.now() + delay).toISOString() }, lease));
+        noteLease(await deps.store.settleDelivery(delivery.id, { status: "deferred", error, nextAttemptAt: retryAt(delivery.attempts) }, lease));
         deps.logger.debug("sink delivery put off (the host could not run it now)", { sinkId: delivery.sinkId, eventId: delivery.eventId, error });
       } else {
         const attempts = delivery.attempts + 1;
         const dead = lostSight || attempts >= deps.settings.maxAttempts;
-        const delay = Math.min(deps.settings.maxBackoffMs, deps.settings.backoffMs * 2 ** (attempts - 1));
-        await settle(await deps.store.settleDelivery(delivery.id, { status: dead ? "dead" : "failed", error, nextAttemptAt: new Date(Date.now() + delay).toISOString() }, lease));
+        noteLease(await deps.store.settleDelivery(delivery.id, { status: dead ? "dead" : "failed", error, nextAttemptAt: retryAt(attempts - 1) }, lease));
         deps.logger.warn(dead ? "sink delivery is dead" : "sink delivery failed; will retry", { sinkId: delivery.sinkId, eventId: delivery.eventId, attempts, error });
       }
     } catch (settleError) {

@@ -10,6 +10,7 @@ import type { ClaimedDelivery, Store } from "../store.ts";
 import type { StoreContext } from "./context.ts";
 import { deepFreeze } from "../../deep-freeze.ts";
 import { json, toDelivery, toUserTool } from "./records.ts";
+import type { SqlValue } from "./sql-client.ts";
 
 type EventMethods = Pick<Store, "appendEvent" | "listSinks" | "claimDeliveries" | "settleDelivery" | "listDeliveries" | "pruneOutbox">;
 
@@ -38,29 +39,22 @@ export function createEventMethods({ client, now }: StoreContext): EventMethods 
         const { rows } = await tx.query(claimable, [at, at, limit]);
         for (const row of rows) await tx.query("UPDATE sink_deliveries SET lease_until = ? WHERE id = ?", [leaseUntil, Number(row.id)]);
         return rows.map((row) => {
-          const causedBy = row.caused_by === null || row.caused_by === undefined ? undefined : (json(row, "caused_by") as string[]);
+          const causedBy = json(row, "caused_by") as string[] | null;
           const event = { id: String(row.event_id), type: String(row.type), at: String(row.at), data: json(row, "data"), ...(causedBy ? { causedBy } : {}) };
           return deepFreeze({ ...toDelivery(row), event, leaseUntil }) as ClaimedDelivery;
         });
       });
     },
     async settleDelivery(id, outcome, lease) {
-      const held = lease === undefined ? ["", []] as const : [" AND lease_until = ?", [lease]] as const;
-      let result;
-      if (outcome.status === "delivered") {
-        result = await client.query(`UPDATE sink_deliveries SET status = 'delivered', attempts = attempts + 1, last_error = NULL, lease_until = NULL, updated_at = ? WHERE id = ?${held[0]}`, [now(), id, ...held[1]]);
-      } else if (outcome.status === "deferred") {
-        result = await client.query(
-          `UPDATE sink_deliveries SET last_error = ?, next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?${held[0]}`,
-          [outcome.error.slice(0, 2000), outcome.nextAttemptAt, now(), id, ...held[1]],
-        );
-      } else {
-        result = await client.query(
-          `UPDATE sink_deliveries SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?${held[0]}`,
-          [outcome.status, outcome.error.slice(0, 2000), outcome.nextAttemptAt, now(), id, ...held[1]],
-        );
-      }
-      return result.rowCount > 0;
+      // What changes per outcome; every settlement ends the lease, and counts only under its own.
+      const [set, values]: [string, SqlValue[]] = outcome.status === "delivered" ? ["status = 'delivered', attempts = attempts + 1, last_error = NULL", []]
+        : outcome.status === "deferred" ? ["last_error = ?, next_attempt_at = ?", [outcome.error.slice(0, 2000), outcome.nextAttemptAt]]
+        : ["status = ?, attempts = attempts + 1, last_error = ?, next_attempt_at = ?", [outcome.status, outcome.error.slice(0, 2000), outcome.nextAttemptAt]];
+      const { rowCount } = await client.query(
+        `UPDATE sink_deliveries SET ${set}, lease_until = NULL, updated_at = ? WHERE id = ?${lease === undefined ? "" : " AND lease_until = ?"}`,
+        [...values, now(), id, ...(lease === undefined ? [] : [lease])],
+      );
+      return rowCount > 0;
     },
     async pruneOutbox(olderThan) {
       return client.transaction(async (tx) => {

@@ -51,13 +51,17 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
   const audit = createAuditMethods({ db, now });
   // Rows a killed process left in the inbox move now; every read of the audit log moves the rest first.
   const inbox = createAuditInbox(db, client, audit);
-  try {
-    await inbox.drain();
-  } catch (error) {
+  /** Stops what this store started and closes the file (after a failed open, and at close). */
+  const release = async () => {
     checkpoints?.stop();
     await thread?.close();
     client.close();
     db.close();
+  };
+  try {
+    await inbox.drain();
+  } catch (error) {
+    await release();
     throw error;
   }
   const shared = createSqlStore(
@@ -84,11 +88,8 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
       async close() {
         inbox.stop();
         await inbox.drain().catch(() => {}); // what cannot move now stays for the next store to open the file
-        checkpoints?.stop();
-        await thread?.close();
         await client.exclusive(() => undefined); // lets an open transaction finish first
-        client.close();
-        db.close();
+        await release();
       },
     },
   );
