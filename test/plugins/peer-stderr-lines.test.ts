@@ -33,11 +33,14 @@ test("a line far past the limit is logged cut and the rest of it is skipped, nev
   for (let i = 0; i < 2_000; i += 1) stream.write("x".repeat(10_000)); // 20 MB, no newline
   stream.write("y".repeat(50));
   stream.write("\nafter\n");
+  stream.write(`${"z".repeat(5_000)}\nend\n`); // a long line whole in one chunk is cut too
   stream.end();
   await ended;
-  assert.equal(lines.length, 2);
+  assert.equal(lines.length, 4);
   assert.equal(lines[0], `${"x".repeat(100)}… (line cut)`);
   assert.equal(lines[1], "after");
+  assert.equal(lines[2], `${"z".repeat(100)}… (line cut)`);
+  assert.equal(lines[3], "end");
 });
 
 test("a flood past the per-second limit is counted, not logged line by line", async () => {

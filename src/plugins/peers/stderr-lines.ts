@@ -32,11 +32,13 @@ export function readStderrLines(stream: Readable, options: StderrLineOptions): v
     if (inWindow > options.perSecond) dropped += 1;
     else options.onLine(line);
   };
+  /** A whole line, or the start of one that passed the limit, as it is logged. */
+  const capped = (line: string) => (line.length > options.maxChars ? `${line.slice(0, options.maxChars)}… (line cut)` : line);
   stream.setEncoding("utf8");
   stream.on("data", (chunk: string) => {
     let start = 0;
     for (let newline = chunk.indexOf("\n"); newline !== -1; newline = chunk.indexOf("\n", start)) {
-      if (!cut) emit(trimCr(partial + chunk.slice(start, newline)));
+      if (!cut) emit(capped(trimCr(partial + chunk.slice(start, newline))));
       partial = "";
       cut = false;
       start = newline + 1;
@@ -44,13 +46,13 @@ export function readStderrLines(stream: Readable, options: StderrLineOptions): v
     if (cut) return;
     partial += chunk.slice(start);
     if (partial.length > options.maxChars) {
-      emit(`${partial.slice(0, options.maxChars)}… (line cut)`);
+      emit(capped(partial));
       partial = "";
       cut = true;
     }
   });
   stream.on("end", () => {
-    if (!cut && partial !== "") emit(trimCr(partial));
+    if (!cut && partial !== "") emit(capped(trimCr(partial)));
     if (dropped > 0) options.onDropped(dropped);
   });
 }
