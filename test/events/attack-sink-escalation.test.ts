@@ -85,6 +85,25 @@ describe("attack: event sinks", () => {
     for (const id of ids) assert.equal((await t.app.store.listDeliveries(id, 100)).length, 2);
   });
 
+  it("an event caused by a chain of 3 sinks reaches no sink, even one not in the chain", async () => {
+    const { token } = await t.userWithToken("quartet", { grants: ["knot.tools.author", "plugin.shop.orders"] });
+    const echo = (label: string) => `import { call } from "knot:plugin";\nexport default async (event) => { await call("shop", "record", { sink: "${label}", type: event.type }); await call("shop", "place", { item: "${label}" }); };\n`;
+    const labels = ["q1", "q2", "q3", "q4"];
+    for (const label of labels) {
+      const saved = await request(`${t.url}/api/tools`, token, { method: "POST", body: JSON.stringify({ name: label, kind: "sink", events: ["plugin.shop.order_placed"], code: echo(label) }) });
+      assert.equal(saved.status, 201, JSON.stringify(saved.body));
+    }
+    assert.equal((await request(`${t.url}/plugins/shop/place?item=first`, token)).status, 200);
+    const runs = () => records(marker).filter((r) => labels.includes(r.sink)).length;
+    // Chains of 1, 2 and 3 sinks: 4 + 4·3 + 4·3·2 = 40 runs. Without the cap the chains of 3 would
+    // each reach the fourth sink too: 24 runs more.
+    for (let waited = 0; runs() < 40 && waited < 60_000; waited += 200) await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 2_000));
+    await t.app.sinks.drain();
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(runs(), 40);
+  });
+
   it("a slow sink does not hold up other users' deliveries", async () => {
     const slow = await t.userWithToken("sloth", { grants: ["knot.tools.author"] });
     const quick = await t.userWithToken("hare", { grants: ["knot.tools.author"] });
