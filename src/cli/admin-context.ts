@@ -10,7 +10,7 @@ import { silentLogger } from "../log.ts";
 import { createChangeBus } from "../mcp/change-bus.ts";
 import { openStore } from "../store/index.ts";
 import type { Store } from "../store/store.ts";
-import { resolveConfig } from "./context.ts";
+import { requireExistingDatabase, resolveConfig } from "./context.ts";
 
 export interface CliAdmin {
   readonly admin: Admin;
@@ -20,8 +20,9 @@ export interface CliAdmin {
   close(): Promise<void>;
 }
 
-async function openAdmin(values: Parameters<typeof resolveConfig>[0]): Promise<CliAdmin> {
+async function openAdmin(values: Parameters<typeof resolveConfig>[0], createDatabase: boolean): Promise<CliAdmin> {
   const config = resolveConfig(values);
+  if (!createDatabase) requireExistingDatabase(config.database);
   const store = await openStore({ path: config.database });
   const bus = await createChangeBus(config.database, () => {}, silentLogger).catch(async (error: unknown) => {
     await store.close();
@@ -46,9 +47,9 @@ async function openAdmin(values: Parameters<typeof resolveConfig>[0]): Promise<C
   };
 }
 
-/** Runs `work` with the admin layer open, and closes it whatever happens. */
-export async function withAdmin<T>(values: Parameters<typeof resolveConfig>[0], work: (cli: CliAdmin) => Promise<T>): Promise<T> {
-  const opened = await openAdmin(values);
+/** Runs `work` with the admin layer open, and closes it whatever happens; the database must exist unless `createDatabase`. */
+export async function withAdmin<T>(values: Parameters<typeof resolveConfig>[0], work: (cli: CliAdmin) => Promise<T>, createDatabase = false): Promise<T> {
+  const opened = await openAdmin(values, createDatabase);
   try {
     return await work(opened);
   } finally {

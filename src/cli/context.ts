@@ -41,6 +41,16 @@ export function resolveConfig(values: { db?: string; config?: string; plugins?: 
   return withOverrides(base, { pluginsDir, database, host: values.host, port });
 }
 
+/**
+ * Commands that read or change a database refuse one that is not there (a mistyped `--db`, another
+ * folder): opening it would create an empty file, and `audit verify` would call an empty log intact.
+ * Only `serve` and `users add` start a database.
+ */
+export function requireExistingDatabase(database: string): void {
+  if (isPostgresUrl(database) || fs.existsSync(database)) return;
+  throw new KnotError("NOT_FOUND", `no database at ${database}: pass --db FILE, or create it by starting the server (npm start) or adding the first user (users add NAME)`);
+}
+
 export function usageError(message: string): KnotError {
   return new KnotError("BAD_REQUEST", message);
 }

@@ -4,6 +4,7 @@
  * every later start would skip), and `plugins check` of a folder that does not exist fails.
  */
 import assert from "node:assert/strict";
+import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { test } from "node:test";
@@ -38,4 +39,21 @@ test("plugins check of a folder that does not exist fails", () => {
   const ran = cli(["plugins", "check", path.join(dir, "no-such-folder")], { cwd: dir });
   assert.equal(ran.code, 1, ran.stdout + ran.stderr);
   assert.match(ran.stderr, /no-such-folder/);
+});
+
+test("commands that read or change an existing database refuse a database file that is not there, and create none", () => {
+  const dir = tempDir();
+  const missing = path.join(dir, "typo.db");
+  const tool = path.join(dir, "t.js");
+  fs.writeFileSync(tool, `import { returnString } from "knot:tool";\nexport default function () { returnString("x"); }\n`);
+  for (const args of [["audit", "verify"], ["users", "list"], ["tokens", "list"], ["tokens", "create", "alice"], ["grant", "alice", "knot.mcp"], ["revoke", "alice", "knot.mcp"], ["tools", "add", tool, "--user", "alice"], ["run", tool, "--user", "alice"], ["mcp", "--user", "alice"]]) {
+    const ran = cli([...args, "--db", missing], { cwd: dir, input: "" });
+    assert.equal(ran.code, 1, `${args.join(" ")}: ${ran.stdout}${ran.stderr}`);
+    assert.match(ran.stderr, /no database at .*typo\.db/, args.join(" "));
+    assert.equal(ran.stderr.trim().split("\n").length, 1, ran.stderr);
+    assert.equal(fs.existsSync(missing), false, `${args.join(" ")} created the file`);
+  }
+  // `users add` may start a database (the first user before the first serve), as `serve` does.
+  assert.equal(cli(["users", "add", "alice", "--db", missing], { cwd: dir }).code, 0);
+  assert.equal(cli(["audit", "verify", "--db", missing], { cwd: dir }).code, 0);
 });

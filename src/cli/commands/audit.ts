@@ -1,12 +1,14 @@
 import { openStore } from "../../store/index.ts";
 import { verifyAuditChain } from "../../store/audit-hash.ts";
-import { COMMON_OPTIONS, parse, resolveConfig, usageError } from "../context.ts";
+import { COMMON_OPTIONS, parse, requireExistingDatabase, resolveConfig, usageError } from "../context.ts";
 
 /** `knot-tools audit verify [--db FILE]`: checks the audit log's hash chain; exit 1 names the first bad row. */
 export async function auditCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, COMMON_OPTIONS);
   if (positionals[0] !== "verify" || positionals.length !== 1) throw usageError("audit verify [--db FILE]");
-  const store = await openStore({ path: resolveConfig(values).database });
+  const { database } = resolveConfig(values);
+  requireExistingDatabase(database);
+  const store = await openStore({ path: database });
   try {
     const verdict = await verifyAuditChain(store.iterateAudit());
     if (verdict.ok) {

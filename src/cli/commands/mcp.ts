@@ -1,6 +1,6 @@
 import { createApp } from "../../app.ts";
 import { KnotError } from "../../errors.ts";
-import { COMMON_OPTIONS, parse, resolveConfig, usageError } from "../context.ts";
+import { COMMON_OPTIONS, parse, requireExistingDatabase, resolveConfig, usageError } from "../context.ts";
 
 /**
  * `knot-tools mcp --user NAME`: the same MCP tools over stdio for a local client, acting as NAME
@@ -11,6 +11,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   const { values } = parse(args, { ...COMMON_OPTIONS, user: { type: "string" } });
   if (!values.user) throw usageError("mcp --user NAME [--db FILE] [--plugins DIR] [--config FILE]");
   const config = { ...resolveConfig(values), host: "127.0.0.1", port: 0 };
+  requireExistingDatabase(config.database);
   const app = await createApp(config);
   let connection: Awaited<ReturnType<typeof app.mcp.connectStdio>>;
   try {

@@ -5,7 +5,7 @@ import { KnotError } from "../../errors.ts";
 import { silentLogger } from "../../log.ts";
 import { runOutcomeJson } from "../../tools/run-outcome.ts";
 import { assertJsonDepth } from "../../validation/json-depth.ts";
-import { COMMON_OPTIONS, parse, resolveConfig, usageError } from "../context.ts";
+import { COMMON_OPTIONS, parse, requireExistingDatabase, resolveConfig, usageError } from "../context.ts";
 
 /**
  * `run FILE --user NAME [--args JSON]`: runs a user tool file through the real sandbox and a real
@@ -33,6 +33,7 @@ export async function runCommand(args: string[]): Promise<number> {
   assertJsonDepth(toolArgs, "--args");
 
   const config = { ...resolveConfig(values), host: "127.0.0.1", port: 0 };
+  requireExistingDatabase(config.database);
   // Its events stay in the outbox for the server to deliver.
   const app = await createApp(config, { logger: silentLogger, deliverSinks: false });
   try {

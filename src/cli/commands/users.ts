@@ -17,5 +17,5 @@ export async function usersCommand(args: string[]): Promise<number> {
       process.stdout.write(`${user.name}\t${user.id}\t${user.isAdmin ? "admin" : "user"}\t${user.groups.join(",")}\n`);
     }
     return 0;
-  });
+  }, action === "add");
 }
