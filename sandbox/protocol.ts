@@ -128,6 +128,8 @@ export interface RunHooks {
    */
   resolveModule(specifier: string): Promise<string | null> | string | null;
   onEvent?(event: RunEvent): void;
+  /** The run was handed to a worker (again, after a re-queue): what lives for the run's duration starts now. */
+  onDispatch?(): void;
   signal?: AbortSignal;
 }
 

@@ -120,6 +120,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   const quotas = createQuotas(config.quotas);
   const runner = withRunEvents(createToolRunner({
     sandbox: observeSandbox(sandbox, { metrics, logger, runs }), catalog, registry, loopbackTokens, limits: config.limits, loopbackBase: () => baseUrl, tokenTtlMs: config.loopbackTokenTtlMs, quotas,
+    refreshPrincipal: (principal) => auth.refresh(principal),
   }), () => events);
   const services: Services = { config, store, pool, auth, loopbackTokens, audit, catalog, runner, logger, runtimeVersion: RUNTIME_VERSION, events, oauth,
     toolsChanged: (userIds) => signals.emit("toolsChanged", userIds) };

@@ -105,6 +105,7 @@ export function createRunTicket(job: RunJob, hooks: RunHooks, resolve: (outcome:
       dispatches += 1;
       startedAt = Date.now();
       acknowledged = false;
+      hooks.onDispatch?.();
     },
     markAcknowledged() {
       acknowledged = true;

@@ -37,6 +37,8 @@ export interface Authenticator {
   principalFor(userId: string, via?: Principal["via"]): Promise<Principal | null>;
   /** The principal a stored token lends, or null when it is revoked or expired (checked like any request). */
   principalForToken(token: TokenRecord): Promise<Principal | null>;
+  /** The same credential's principal read again now (grants, groups, scopes, revocation), or null when it is gone. */
+  refresh(principal: Principal): Promise<Principal | null>;
 }
 
 /** Whether a stored token may be used now: the one check every credential path applies. */
@@ -113,6 +115,12 @@ export function createAuthenticator(store: Store, loopback: LoopbackTokens, conn
   return {
     principalFor,
     principalForToken,
+    async refresh(principal) {
+      if (principal.tokenId === null) return principalFor(principal.user.id, principal.via);
+      const token = await store.getToken(principal.tokenId);
+      const fresh = token && (await principalForToken(token));
+      return fresh && { ...fresh, via: principal.via };
+    },
     async authenticate({ bearer, session, remoteAddress, route }) {
       if (!bearer) {
         if (!session || !session.startsWith(SESSION_SECRET_PREFIX) || !acceptsSession(route)) return null;
@@ -120,10 +128,9 @@ export function createAuthenticator(store: Store, loopback: LoopbackTokens, conn
         return principal && { ...principal, via: "session" };
       }
       if (bearer.startsWith(SESSION_SECRET_PREFIX)) return null;
-      const run = loopback.lookup(bearer);
-      if (run) {
+      if (loopback.lookup(bearer)) {
         const allowed = (route === "plugin" || route === "api-read") && isLoopbackAddress(remoteAddress);
-        return allowed ? run.principal : null;
+        return allowed ? loopback.principalOf(bearer) : null;
       }
       const stored = await storedTokenPrincipal(bearer);
       if (stored || route !== "mcp" || !connections) return stored;

@@ -15,14 +15,30 @@ interface Entry {
   readonly runId: string;
 }
 
+export interface MintedLoopbackToken {
+  readonly token: string;
+  /** The run was dispatched to a worker: its lifetime counts from now (a queued run's does not run out). */
+  restartClock(): void;
+  /**
+   * The principal as it is now (grants revoked while the run waited in the queue are gone); null
+   * revokes the token. Requests that arrive meanwhile wait for it (`principalOf`).
+   */
+  refresh(next: Promise<Principal | null>): void;
+  revoke(): void;
+}
+
 export interface LoopbackTokens {
-  mint(principal: Principal, runId: string, ttlMs: number): { token: string; revoke(): void };
+  mint(principal: Principal, runId: string, ttlMs: number): MintedLoopbackToken;
+  /** The live token's run and principal as last known (a refresh may be under way: see `principalOf`). */
   lookup(token: string): { principal: Principal; runId: string } | null;
+  /** The live token's principal, after any refresh under way. */
+  principalOf(token: string): Promise<Principal | null>;
   readonly size: number;
 }
 
 export function createLoopbackTokens(now: () => number = Date.now): LoopbackTokens {
   const entries = new Map<string, Entry>();
+  const refreshing = new Map<string, Promise<void>>();
   const sweep = () => {
     const t = now();
     for (const [hash, entry] of entries) if (entry.expiresAt <= t) entries.delete(hash);
@@ -32,14 +48,44 @@ export function createLoopbackTokens(now: () => number = Date.now): LoopbackToke
       sweep();
       const token = mintSecret(LOOPBACK_TOKEN_PREFIX);
       const hash = hashSecret(token);
-      entries.set(hash, { principal: { ...principal, via: "loopback" }, expiresAt: now() + ttlMs, runId });
-      return { token, revoke: () => void entries.delete(hash) };
+      let loopbackPrincipal: Principal = { ...principal, via: "loopback" };
+      let expiresAt = 0;
+      let revoked = false;
+      const start = () => void entries.set(hash, { principal: loopbackPrincipal, expiresAt: (expiresAt = now() + ttlMs), runId });
+      const revoke = () => {
+        revoked = true;
+        entries.delete(hash);
+      };
+      start();
+      return {
+        token,
+        restartClock: () => {
+          if (!revoked) start();
+        },
+        refresh(next) {
+          const settled = next.then((fresh) => {
+            if (revoked) return;
+            if (!fresh) return revoke();
+            loopbackPrincipal = { ...fresh, via: "loopback" };
+            entries.set(hash, { principal: loopbackPrincipal, expiresAt, runId });
+          }, revoke).finally(() => {
+            if (refreshing.get(hash) === settled) refreshing.delete(hash);
+          });
+          refreshing.set(hash, settled);
+        },
+        revoke,
+      };
     },
     lookup(token) {
       if (!token.startsWith(LOOPBACK_TOKEN_PREFIX)) return null;
       const entry = entries.get(hashSecret(token));
       if (!entry || entry.expiresAt <= now()) return null;
       return { principal: entry.principal, runId: entry.runId };
+    },
+    async principalOf(token) {
+      if (this.lookup(token) === null) return null;
+      await refreshing.get(hashSecret(token));
+      return this.lookup(token)?.principal ?? null;
     },
     get size() {
       return entries.size;

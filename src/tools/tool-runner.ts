@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { prepareSource } from "../../client-modules/index.ts";
 import type { RunEntry, RunEvent, RunLimits, RunOutcome } from "../../sandbox/protocol.ts";
-import type { LoopbackTokens } from "../auth/loopback-tokens.ts";
+import type { LoopbackTokens, MintedLoopbackToken } from "../auth/loopback-tokens.ts";
 import { KnotError } from "../errors.ts";
 import { mayWrite, toUserData, type Principal } from "../identity/principal.ts";
 import { scopeAllows } from "../identity/scopes.ts";
@@ -67,9 +67,17 @@ export interface ToolRunnerDeps {
   /** The server's own base URL (loopback); null when not listening (then call() fails clearly). */
   readonly loopbackBase: () => string | null;
   readonly tokenTtlMs: number;
+  /** The credential's principal read again (Authenticator.refresh), for a run that waited in the queue. */
+  readonly refreshPrincipal?: (principal: Principal) => Promise<Principal | null>;
   /** Per-user/per-token quotas and the global run cap; absent = unlimited (tests of other parts). */
   readonly quotas?: Quotas;
 }
+
+/**
+ * A run that waited longer than this in its user's line gets its loopback principal read again when
+ * it starts, so a grant revoked meanwhile is gone (docs/security.md: the snapshot is taken at start).
+ */
+const STALE_PRINCIPAL_MS = 1_000;
 
 const schemas = new WeakMap<object, JsonSchemaObject>();
 
@@ -141,6 +149,13 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
     const base = deps.loopbackBase();
     const acting = options.assistant ? { ...principal, assistant: options.assistant } : principal;
     const minted = base ? deps.loopbackTokens.mint(acting, runId, deps.limits.wallMs + deps.tokenTtlMs) : null;
+    const queuedAt = performance.now();
+    // The token's lifetime (wall + ttl) counts from dispatch; its principal is read again if the run waited.
+    const dispatched = (token: MintedLoopbackToken) => {
+      token.restartClock();
+      const refresh = deps.refreshPrincipal;
+      if (refresh && performance.now() - queuedAt > STALE_PRINCIPAL_MS) token.refresh(refresh(acting).then((fresh) => fresh && { ...acting, ...fresh }));
+    };
     try {
       return await deps.sandbox.run({
         runId, source: prepared.js, filename: `tool:${source.name}`, params, user: toUserData(principal),
@@ -152,6 +167,7 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
         resolveModule: resolve,
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(minted ? { onDispatch: () => dispatched(minted) } : {}),
       });
     } finally {
       minted?.revoke();

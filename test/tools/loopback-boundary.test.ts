@@ -108,4 +108,35 @@ describe("a leaked loopback token cannot manage the server", () => {
     assert.equal(tokens.lookup(second.token.replace(/^ktl_/, "kt_")), null, "the prefix is part of the secret");
     assert.equal(tokens.size, 0, "expired and revoked entries are gone");
   });
+
+  it("its lifetime restarts when the run is dispatched, but a revoked or ended token never comes back", () => {
+    let now = 1_000;
+    const tokens = createLoopbackTokens(() => now);
+    const queued = tokens.mint(adminPrincipal, "run", 500);
+    now += 800; // waited in the queue past its lifetime (a mint in between sweeps it away)
+    tokens.mint(adminPrincipal, "other", 500).revoke();
+    queued.restartClock(); // dispatched
+    assert.ok(tokens.lookup(queued.token));
+    now += 499;
+    assert.ok(tokens.lookup(queued.token));
+    now += 1;
+    assert.equal(tokens.lookup(queued.token), null, "expired again, counted from dispatch");
+    queued.revoke();
+    queued.restartClock(); // a late re-dispatch after the run ended
+    assert.equal(tokens.lookup(queued.token), null, "revoked stays revoked");
+  });
+
+  it("a refresh under way holds requests until it settles; a principal gone revokes the token", async () => {
+    const tokens = createLoopbackTokens();
+    const minted = tokens.mint(adminPrincipal, "run", 60_000);
+    let settle!: (p: Principal | null) => void;
+    minted.refresh(new Promise((resolve) => (settle = resolve)));
+    const asked = tokens.principalOf(minted.token);
+    settle({ ...adminPrincipal, granted: ["fresh"] });
+    assert.deepEqual((await asked)?.granted, ["fresh"]);
+    assert.equal((await asked)?.via, "loopback");
+    minted.refresh(Promise.resolve(null));
+    assert.equal(await tokens.principalOf(minted.token), null);
+    assert.equal(tokens.lookup(minted.token), null, "gone for the synchronous check too");
+  });
 });
