@@ -16,7 +16,7 @@ import { silentLogger } from "../log.ts";
 import { parsePluginManifest } from "./manifest/index.ts";
 import type { PluginManifest } from "./manifest-types.ts";
 import { withDependenciesMet } from "./dependencies.ts";
-import { readLibVersions, readPluginAssets, type PluginAssets } from "./plugin-assets.ts";
+import { readLibVersions, readPluginAssets, readPluginFile, type PluginAssets } from "./plugin-assets.ts";
 import { registerPluginRoot, removeLoadedPlugin, rootKey } from "./module-hooks.ts";
 import { parsePeerManifest } from "./peers/peer-manifest.ts";
 import { registerPeerModule, removePeerModules } from "./peers/peer-modules.ts";
@@ -111,17 +111,30 @@ function listEntries(root: string, warnings: string[]): string[] {
 
 async function readCandidate(name: string, dir: string, options: LoadOptions): Promise<Candidate | { problems: PluginProblem[] }> {
   let peers: PluginPeers | null = null;
-  if (hasPeerFolder(dir)) {
-    const started = await startPluginPeers(name, dir, {
-      runtimeVersion: options.runtimeVersion, logger: options.logger ?? silentLogger, startTimeoutMs: options.peerStartTimeoutMs ?? 15_000,
-      callTimeoutMs: options.peerCallTimeoutMs ?? 60_000, ...(options.peerBackoffMs !== undefined ? { backoffMs: options.peerBackoffMs } : {}),
-    });
-    if (!started.ok) return { problems: started.problems };
-    peers = started.peers;
+  try {
+    if (hasPeerFolder(dir)) {
+      const started = await startPluginPeers(name, dir, {
+        runtimeVersion: options.runtimeVersion, logger: options.logger ?? silentLogger, startTimeoutMs: options.peerStartTimeoutMs ?? 15_000,
+        callTimeoutMs: options.peerCallTimeoutMs ?? 60_000, ...(options.peerBackoffMs !== undefined ? { backoffMs: options.peerBackoffMs } : {}),
+      });
+      if (!started.ok) return { problems: started.problems };
+      peers = started.peers;
+    }
+    const result = await readDeclarations(name, dir, options, peers);
+    if ("problems" in result) await peers?.stop();
+    return result;
+  } catch (error) {
+    // A file the loader cannot read (a folder where a file should be, no permission): this plugin fails, not the load.
+    await peers?.stop();
+    return { problems: [unreadable(name, error)] };
   }
-  const result = await readDeclarations(name, dir, options, peers);
-  if ("problems" in result) await peers?.stop();
-  return result;
+}
+
+function unreadable(name: string, error: unknown): PluginProblem {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const file = (error as { path?: unknown } | null)?.path;
+  const what = typeof file === "string" ? `${file} cannot be read (${code ?? "error"})` : error instanceof Error ? error.message : String(error);
+  return { code: "PLUGIN_LOAD_FAILED", where: name, message: `plugin "${name}": ${what}` };
 }
 
 async function readDeclarations(name: string, dir: string, options: LoadOptions, peers: PluginPeers | null): Promise<Candidate | { problems: PluginProblem[] }> {
@@ -150,7 +163,7 @@ async function readDeclarations(name: string, dir: string, options: LoadOptions,
     const text = peers ? await peers.readFile(e.file) : null;
     if (text !== null) texts.set(e.file, text);
   }
-  const built = buildClientModules(name, manifest.exports, (file) => texts.get(file) ?? fs.readFileSync(path.join(dir, file), "utf8"));
+  const built = buildClientModules(name, manifest.exports, (file) => texts.get(file) ?? readPluginFile(path.join(dir, file)));
   if (!built.ok) {
     return { problems: built.problems.map((p) => ({ code: p.code, where: `${name}: export ${p.file}`, line: p.line, message: `plugin "${name}": export ${p.file} line ${p.line}: ${p.message}` })) };
   }
@@ -160,7 +173,7 @@ async function readDeclarations(name: string, dir: string, options: LoadOptions,
 /** main.js's block if there is a main.js; else the declarations of the manifest peer. */
 function peerOrBlockManifest(name: string, dir: string, options: LoadOptions, peers: PluginPeers | null) {
   const main = path.join(dir, "main.js");
-  if (fs.existsSync(main) || !peers) return parsePluginManifest(name, fs.readFileSync(main, "utf8"), { runtimeVersion: options.runtimeVersion });
+  if (fs.existsSync(main) || !peers) return parsePluginManifest(name, readPluginFile(main), { runtimeVersion: options.runtimeVersion });
   const chosen = manifestPeer(name, peers);
   if ("problem" in chosen) return { problems: [chosen.problem] };
   const knot = chosen.peer.info.manifest ?? { version: chosen.peer.info.version, description: chosen.peer.info.description };

@@ -13,6 +13,16 @@ import { sanitizeSvg } from "./svg-sanitizer.ts";
 
 export const MAX_SVG_BYTES = 64 * 1024;
 
+/** A plugin file's text; a failure names the file (Node leaves the path out of some, such as EISDIR). */
+export function readPluginFile(file: string): string {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    throw Object.assign(new Error(`${file} cannot be read (${code})`, { cause: error }), { path: file, code });
+  }
+}
+
 /** Relative path → sanitised SVG. */
 export type PluginAssets = ReadonlyMap<string, string>;
 
@@ -43,7 +53,7 @@ export function readPluginAssets(name: string, dir: string, manifest: PluginMani
     if (!stat.isFile()) problem("is not a file");
     else if (stat.size > MAX_SVG_BYTES) problem(`is ${stat.size} bytes; icons and logos are at most ${MAX_SVG_BYTES} bytes (64 KiB)`);
     else {
-      const clean = sanitizeSvg(fs.readFileSync(real, "utf8"));
+      const clean = sanitizeSvg(readPluginFile(real));
       if (clean === null) problem("is not an SVG image (no <svg> root element)");
       else assets.set(file, clean);
     }
@@ -58,7 +68,7 @@ export function readLibVersions(name: string, dir: string): { libs: ReadonlyMap<
   const problems: PluginProblem[] = [];
   if (!fs.existsSync(libsDir)) return { libs };
   for (const file of fs.readdirSync(libsDir).filter((f) => f.endsWith(".js")).sort()) {
-    const result = parseLibVersion(name, `libs/${file}`, fs.readFileSync(path.join(libsDir, file), "utf8"));
+    const result = parseLibVersion(name, `libs/${file}`, readPluginFile(path.join(libsDir, file)));
     if (result.ok) libs.set(file.slice(0, -".js".length), result.version);
     else problems.push(...result.errors.map((e) => ({ code: String(e.code), message: e.message, ...(e.detail.where ? { where: e.detail.where } : {}), ...(e.detail.line ? { line: e.detail.line } : {}) })));
   }

@@ -86,6 +86,24 @@ describe("plugin loader", () => {
     assert.equal(registry.handler("missing", "absent"), null);
   });
 
+  it("a plugin folder the loader cannot read fails alone, named with the file; the others still load", async () => {
+    const root = tempDir();
+    toolPlugin(root, "good", "good_tool");
+    toolPlugin(root, "libfile", "libfile_tool");
+    fs.writeFileSync(path.join(root, "libfile", "libs"), "not a folder");
+    toolPlugin(root, "libdir", "libdir_tool");
+    fs.mkdirSync(path.join(root, "libdir", "libs", "util.js"), { recursive: true });
+    fs.mkdirSync(path.join(root, "maindir", "main.js"), { recursive: true });
+    const registry = await load(root);
+    assert.deepEqual([...registry.loaded.keys()], ["good"]);
+    const reasons = Object.fromEntries(registry.failed.map((f) => [f.name, f]));
+    assert.deepEqual(Object.keys(reasons).sort(), ["libdir", "libfile", "maindir"]);
+    for (const [name, failure] of Object.entries(reasons)) {
+      assert.equal(failure.problems[0]?.code, "PLUGIN_LOAD_FAILED", name);
+      assert.match(failure.reason, new RegExp(`plugin "${name}": .*${name}/(libs|main\\.js)`), failure.reason);
+    }
+  });
+
   it("skips loose files, folders without main.js and bad folder names with a warning", async () => {
     const root = tempDir();
     toolPlugin(root, "good", "good_tool");
