@@ -19,7 +19,7 @@ import { withDependenciesMet } from "./dependencies.ts";
 import { readLibVersions, readPluginAssets, readPluginFile, type PluginAssets } from "./plugin-assets.ts";
 import { registerPluginRoot, removeLoadedPlugin, rootKey } from "./module-hooks.ts";
 import { parsePeerManifest } from "./peers/peer-manifest.ts";
-import { registerPeerModule, removePeerModules } from "./peers/peer-modules.ts";
+import { registerPeerModule, removePeerModules, unregisterPeerModule } from "./peers/peer-modules.ts";
 import { hasPeerFolder, manifestPeer, startPluginPeers, type PluginPeers } from "./peers/plugin-peers.ts";
 import { PluginRegistry, type FailedPlugin, type HandlerFunction, type LoadedPlugin, type PluginProblem } from "./registry.ts";
 
@@ -65,25 +65,38 @@ export async function loadPlugins(options: LoadOptions): Promise<PluginRegistry>
   });
   removePeerModules(rootKey(root));
   const read = await Promise.all(entries.map((entry) => readCandidate(entry, path.join(root, entry), options)));
+  const unclaimed: Candidate[] = [];
   read.forEach((result, i) => {
     if ("problems" in result) fail(entries[i]!, path.join(root, entries[i]!), result.problems);
-    else candidates.push(result);
+    else unclaimed.push(result);
   });
+  for (const { candidate, problems } of peerNameClaims(unclaimed, entries)) {
+    if (problems.length === 0) candidates.push(candidate);
+    else {
+      await candidate.peers?.stop();
+      fail(candidate.name, candidate.dir, problems);
+    }
+  }
 
   registerPluginRoot(root, candidates.map((c) => c.name));
-  for (const candidate of candidates) registerPeerModules(root, candidate, options);
+  const peerModules = new Map(candidates.map((candidate) => [candidate.name, registerPeerModules(root, candidate, options)]));
+  // A plugin that fails leaves nothing importable: neither its main.js nor its peers' modules.
+  const unregister = (name: string) => {
+    removeLoadedPlugin(root, name);
+    for (const module of peerModules.get(name) ?? []) unregisterPeerModule(rootKey(root), module);
+  };
   const imported: LoadedPlugin[] = [];
   for (const candidate of candidates) {
     const result = await importCandidate(candidate);
     if ("problems" in result) {
-      removeLoadedPlugin(root, candidate.name);
+      unregister(candidate.name);
       await candidate.peers?.stop();
       fail(candidate.name, candidate.dir, result.problems);
     } else imported.push(result);
   }
 
   const reject = (plugin: LoadedPlugin, problems: PluginProblem[]) => {
-    removeLoadedPlugin(root, plugin.name);
+    unregister(plugin.name);
     void plugin.peers?.stop();
     fail(plugin.name, plugin.dir, problems);
   };
@@ -180,15 +193,41 @@ function peerOrBlockManifest(name: string, dir: string, options: LoadOptions, pe
   return parsePeerManifest(name, chosen.peer.info.name, knot, { runtimeVersion: options.runtimeVersion });
 }
 
-/** `plugin:<peer name>` for plugin code; a peer-only plugin's manifest peer also answers `plugin:<plugin name>`. */
-function registerPeerModules(root: string, candidate: Candidate, options: LoadOptions): void {
-  if (!candidate.peers) return;
-  const entry = (peer: PluginPeers["peers"][number]) => ({ peer, config: candidate.config, timeoutMs: options.peerCallTimeoutMs ?? 60_000 });
-  for (const peer of candidate.peers.peers) registerPeerModule(rootKey(root), peer.info.name, entry(peer));
+/**
+ * A peer's name is what `plugin:<name>` reaches, so it is claimed like a plugin's: a peer may not
+ * call itself after another plugin folder or after a peer of a plugin earlier in folder order.
+ */
+function peerNameClaims(candidates: readonly Candidate[], folders: readonly string[]): Array<{ candidate: Candidate; problems: PluginProblem[] }> {
+  const owners = new Map<string, string>();
+  return candidates.map((candidate) => {
+    const problems: PluginProblem[] = [];
+    for (const peer of candidate.peers?.peers ?? []) {
+      const name = peer.info.name;
+      if (name === candidate.name) continue;
+      const owner = folders.includes(name) ? `plugin "${name}"` : owners.has(name) ? `a peer of plugin "${owners.get(name)}"` : null;
+      if (owner) {
+        problems.push({ code: "PLUGIN_COLLISION", where: `${candidate.name}: bin/${path.basename(peer.executable)}`, message: `plugin "${candidate.name}": peer bin/${path.basename(peer.executable)} calls itself "${name}", which is ${owner}'s name for plugin:${name} imports` });
+      }
+    }
+    if (problems.length === 0) for (const peer of candidate.peers?.peers ?? []) owners.set(peer.info.name, candidate.name);
+    return { candidate, problems };
+  });
+}
+
+/** `plugin:<peer name>` for plugin code; a peer-only plugin's manifest peer also answers `plugin:<plugin name>`. The names registered. */
+function registerPeerModules(root: string, candidate: Candidate, options: LoadOptions): string[] {
+  if (!candidate.peers) return [];
+  const names: string[] = [];
+  const register = (name: string, peer: PluginPeers["peers"][number]) => {
+    registerPeerModule(rootKey(root), name, { peer, config: candidate.config, timeoutMs: options.peerCallTimeoutMs ?? 60_000 });
+    names.push(name);
+  };
+  for (const peer of candidate.peers.peers) register(peer.info.name, peer);
   if (!fs.existsSync(path.join(candidate.dir, "main.js"))) {
     const chosen = manifestPeer(candidate.name, candidate.peers);
-    if ("peer" in chosen) registerPeerModule(rootKey(root), candidate.name, entry(chosen.peer));
+    if ("peer" in chosen) register(candidate.name, chosen.peer);
   }
+  return names;
 }
 
 async function importCandidate(candidate: Candidate): Promise<LoadedPlugin | { problems: PluginProblem[] }> {

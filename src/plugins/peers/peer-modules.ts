@@ -23,6 +23,10 @@ export function registerPeerModule(root: string, name: string, entry: PeerModule
   entries.set(`${root}|${name}`, entry);
 }
 
+export function unregisterPeerModule(root: string, name: string): void {
+  entries.delete(`${root}|${name}`);
+}
+
 export function removePeerModules(root: string): void {
   for (const key of entries.keys()) if (key.startsWith(`${root}|`)) entries.delete(key);
 }
