@@ -3,7 +3,7 @@
  * Isolates run in supervised worker processes; see sandbox/host/create-sandbox-pool.ts.
  */
 export { createSandboxPool, type SandboxPool, type SandboxPoolStats } from "./host/create-sandbox-pool.ts";
-export type { SandboxPoolOptions } from "./host/options.ts";
+export { POOL_RANGES, type SandboxPoolOptions } from "./host/options.ts";
 export { workerExitChannel } from "./host/worker-process.ts";
 export { SANDBOX_ERROR_CODES, type SandboxErrorCode } from "./errors.ts";
 export * from "./protocol.ts";

@@ -28,6 +28,9 @@ export const DEFAULT_RUN_LIMITS: RunLimits = Object.freeze({
   loopbackCalls: 100,
 });
 
+/** The least each run limit may be (a run's job is refused below it; the server config checks the same). */
+export const RUN_LIMIT_MINIMUMS = Object.freeze({ heapMb: 8, cpuMs: 1, wallMs: 1, resultBytes: 1, logBytes: 0, loopbackCalls: 0 });
+
 /** The caller as inert data (declared once, for the guest too). */
 export type { GuestUser };
 

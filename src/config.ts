@@ -9,8 +9,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { DEFAULT_RUN_LIMITS } from "../sandbox/protocol.ts";
-import { invalid, key, shownDefault, type ConfigOf } from "./config/keys.ts";
+import { DEFAULT_RUN_LIMITS, POOL_RANGES, RUN_LIMIT_MINIMUMS } from "../sandbox/index.ts";
+import { AT_LEAST_ONE, DELAY_MS, invalid, key, MAX_TIMER_MS, shownDefault, TIMEOUT_MS, type ConfigOf } from "./config/keys.ts";
 import { isTable, readKeys, defaultsOf } from "./config/read-keys.ts";
 import { DEFAULT_HTTP_LIMITS } from "./http/connection-limits.ts";
 import { KnotError } from "./errors.ts";
@@ -24,45 +24,45 @@ const HTTP = DEFAULT_HTTP_LIMITS;
 
 export const CONFIG_KEYS = {
   host: key.string("server.host", "127.0.0.1", "address to listen on"),
-  port: key.number("server.port", 7700, "port to listen on (0 picks a free one)"),
+  port: key.number("server.port", 7700, "port to listen on (0 picks a free one)", { min: 0, max: 65_535 }),
   database: key.path("server.database", "./data/knot-tools.db", "SQLite file (relative to the config file), or a `postgres://` URL"),
   durability: key.oneOf("server.durability", ["full", "normal"], "normal", "SQLite audit rows: `normal` commits them without an fsync (a row survives SIGKILL at once, power loss from the next synced commit or write-back on); `full` fsyncs them too (~1–5 ms more per call). Store writes (tokens, grants, tools) are always fsynced; docs/security-services.md §4.16"),
   pluginsDir: shownDefault(key.path("server.plugins_dir", "", "the plugins folder"), "`serve`: `./plugins`, else the bundled examples"),
-  maxBodyBytes: key.number("server.max_body_bytes", 1_048_576, "largest request body, in bytes (413 past it)"),
+  maxBodyBytes: key.number("server.max_body_bytes", 1_048_576, "largest request body, in bytes (413 past it)", AT_LEAST_ONE),
   http: {
-    headersTimeoutMs: key.wholeAtLeastOne("server.headers_timeout_ms", HTTP.headersTimeoutMs, "time a connection has to send its request headers (408 after it)"),
-    requestTimeoutMs: key.wholeAtLeastOne("server.request_timeout_ms", HTTP.requestTimeoutMs, "time a connection has to send its whole request"),
-    keepAliveTimeoutMs: key.wholeAtLeastOne("server.keep_alive_timeout_ms", HTTP.keepAliveTimeoutMs, "how long an idle keep-alive connection stays open"),
-    maxConnections: key.wholeAtLeastOne("server.max_connections", HTTP.maxConnections, "open connections the server holds at most"),
-    maxConnectionsPerClient: key.wholeAtLeastOne("server.max_connections_per_client", HTTP.maxConnectionsPerClient, "open connections one remote address holds at most (503 past it)"),
+    headersTimeoutMs: key.number("server.headers_timeout_ms", HTTP.headersTimeoutMs, "time a connection has to send its request headers (408 after it)", TIMEOUT_MS),
+    requestTimeoutMs: key.number("server.request_timeout_ms", HTTP.requestTimeoutMs, "time a connection has to send its whole request", TIMEOUT_MS),
+    keepAliveTimeoutMs: key.number("server.keep_alive_timeout_ms", HTTP.keepAliveTimeoutMs, "how long an idle keep-alive connection stays open", TIMEOUT_MS),
+    maxConnections: key.number("server.max_connections", HTTP.maxConnections, "open connections the server holds at most", AT_LEAST_ONE),
+    maxConnectionsPerClient: key.number("server.max_connections_per_client", HTTP.maxConnectionsPerClient, "open connections one remote address holds at most (503 past it)", AT_LEAST_ONE),
   },
-  handlerTimeoutMs: key.number("server.handler_timeout_ms", 30_000, "deadline of a plugin handler call"),
-  loopbackTokenTtlMs: key.number("server.loopback_token_ttl_ms", 60_000, "lifetime of a run's loopback token"),
-  shutdownGraceMs: key.number("server.shutdown_grace_ms", 10_000, "how long a graceful shutdown waits for running calls"),
+  handlerTimeoutMs: key.number("server.handler_timeout_ms", 30_000, "deadline of a plugin handler call", TIMEOUT_MS),
+  loopbackTokenTtlMs: key.number("server.loopback_token_ttl_ms", 60_000, "lifetime of a run's loopback token", DELAY_MS),
+  shutdownGraceMs: key.number("server.shutdown_grace_ms", 10_000, "how long a graceful shutdown waits for running calls", DELAY_MS),
   logLevel: key.oneOf("server.log_level", LOG_LEVELS, "info", "log level (JSON lines on stderr)", { message: `server.log_level must be one of ${LOG_LEVELS.join(", ")}` }),
   sandbox: {
-    workers: key.number("sandbox.workers", 2, "sandbox worker processes"),
-    runsPerWorker: key.number("sandbox.runs_per_worker", 4, "runs one worker holds at once"),
-    workerMemoryMb: key.number("sandbox.worker_memory_mb", 512, "memory budget of a worker process (it is replaced past it)"),
-    recycleAfterRuns: key.optionalNumber("sandbox.recycle_after_runs", "a worker is retired gracefully after that many runs", "`2000`"),
-    userRunsInFlight: key.optionalNumber("sandbox.user_runs_in_flight", "runs one user may have in the sandbox at once", "half of workers × runs_per_worker"),
-    idleIsolates: key.optionalNumber("sandbox.idle_isolates", "idle user isolates one worker keeps warm between runs (up to ~10 MB each)", "2 × runs_per_worker, at most worker_memory_mb ÷ 20"),
+    workers: key.number("sandbox.workers", 2, "sandbox worker processes", POOL_RANGES.workers),
+    runsPerWorker: key.number("sandbox.runs_per_worker", 4, "runs one worker holds at once", POOL_RANGES.runsPerWorker),
+    workerMemoryMb: key.number("sandbox.worker_memory_mb", 512, "memory budget of a worker process (it is replaced past it)", POOL_RANGES.workerMemoryMb),
+    recycleAfterRuns: key.optionalNumber("sandbox.recycle_after_runs", "a worker is retired gracefully after that many runs", "`2000`", POOL_RANGES.recycleAfterRuns),
+    userRunsInFlight: key.optionalNumber("sandbox.user_runs_in_flight", "runs one user may have in the sandbox at once", "half of workers × runs_per_worker", POOL_RANGES.userRunsInFlight),
+    idleIsolates: key.optionalNumber("sandbox.idle_isolates", "idle user isolates one worker keeps warm between runs (up to ~10 MB each)", "2 × runs_per_worker, at most worker_memory_mb ÷ 20", POOL_RANGES.isolateMaxIdle),
     isolateReuse: key.oneOf("sandbox.isolate_reuse", ["user", "never"], undefined, "`user`: a warm isolate per user, a fresh context per run; `never`: a new isolate per run", { optional: true, shown: '`"user"`' }),
   },
   limits: {
-    heapMb: key.number("limits.heap_mb", LIMITS.heapMb, "heap of a user tool run"),
-    cpuMs: key.number("limits.cpu_ms", LIMITS.cpuMs, "CPU time of a run"),
-    wallMs: key.number("limits.wall_ms", LIMITS.wallMs, "wall-clock time of a run"),
-    resultBytes: key.number("limits.result_bytes", LIMITS.resultBytes, "size of a run's result"),
+    heapMb: key.number("limits.heap_mb", LIMITS.heapMb, "heap of a user tool run", { min: RUN_LIMIT_MINIMUMS.heapMb, max: 65_536 }),
+    cpuMs: key.number("limits.cpu_ms", LIMITS.cpuMs, "CPU time of a run", { min: RUN_LIMIT_MINIMUMS.cpuMs, max: MAX_TIMER_MS }),
+    wallMs: key.number("limits.wall_ms", LIMITS.wallMs, "wall-clock time of a run", { min: RUN_LIMIT_MINIMUMS.wallMs, max: MAX_TIMER_MS }),
+    resultBytes: key.number("limits.result_bytes", LIMITS.resultBytes, "size of a run's result", { min: RUN_LIMIT_MINIMUMS.resultBytes, max: Number.MAX_SAFE_INTEGER }),
     logBytes: key.number("limits.log_bytes", LIMITS.logBytes, "size of a run's captured console output"),
     loopbackCalls: key.number("limits.loopback_calls", LIMITS.loopbackCalls, "plugin calls one run may make over the loopback"),
   },
   quotas: {
-    userConcurrentRuns: key.number("quotas.user_concurrent_runs", QUOTAS.userConcurrentRuns, "runs one user may have going at once (429 RATE_LIMITED past it)"),
-    userRunsPerMinute: key.number("quotas.user_runs_per_minute", QUOTAS.userRunsPerMinute, "runs one user may start per minute"),
-    tokenConcurrentRuns: key.number("quotas.token_concurrent_runs", QUOTAS.tokenConcurrentRuns, "runs one token may have going at once"),
-    tokenRunsPerMinute: key.number("quotas.token_runs_per_minute", QUOTAS.tokenRunsPerMinute, "runs one token may start per minute"),
-    maxConcurrentRuns: key.number("quotas.max_concurrent_runs", QUOTAS.maxConcurrentRuns, "runs going at once, for everyone"),
+    userConcurrentRuns: key.number("quotas.user_concurrent_runs", QUOTAS.userConcurrentRuns, "runs one user may have going at once (429 RATE_LIMITED past it)", AT_LEAST_ONE),
+    userRunsPerMinute: key.number("quotas.user_runs_per_minute", QUOTAS.userRunsPerMinute, "runs one user may start per minute", AT_LEAST_ONE),
+    tokenConcurrentRuns: key.number("quotas.token_concurrent_runs", QUOTAS.tokenConcurrentRuns, "runs one token may have going at once", AT_LEAST_ONE),
+    tokenRunsPerMinute: key.number("quotas.token_runs_per_minute", QUOTAS.tokenRunsPerMinute, "runs one token may start per minute", AT_LEAST_ONE),
+    maxConcurrentRuns: key.number("quotas.max_concurrent_runs", QUOTAS.maxConcurrentRuns, "runs going at once, for everyone", AT_LEAST_ONE),
     maxQueuedRuns: key.number("quotas.max_queued_runs", QUOTAS.maxQueuedRuns, "runs waiting for a slot, for everyone"),
   },
   mcp: {
@@ -80,10 +80,10 @@ export const CONFIG_KEYS = {
   },
   plugins: key.section<PluginTables>("plugins", Object.freeze({}), "each plugin's own table, handed to it as `request.config`", pluginTables),
   sinks: {
-    maxAttempts: key.number("sinks.max_attempts", 5, "delivery attempts before an event is `dead`"),
-    backoffMs: key.number("sinks.backoff_ms", 1_000, "first retry delay (doubling)"),
-    maxBackoffMs: key.number("sinks.max_backoff_ms", 300_000, "longest retry delay"),
-    pollMs: key.number("sinks.poll_ms", 500, "outbox poll interval"),
+    maxAttempts: key.number("sinks.max_attempts", 5, "delivery attempts before an event is `dead`", AT_LEAST_ONE),
+    backoffMs: key.number("sinks.backoff_ms", 1_000, "first retry delay (doubling)", DELAY_MS),
+    maxBackoffMs: key.number("sinks.max_backoff_ms", 300_000, "longest retry delay", DELAY_MS),
+    pollMs: key.number("sinks.poll_ms", 500, "outbox poll interval", TIMEOUT_MS),
     retentionDays: key.number("sinks.retention_days", 30, "days delivered and dead deliveries (and events no delivery needs) are kept; 0 keeps everything"),
   },
 };

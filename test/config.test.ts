@@ -37,6 +37,21 @@ describe("server configuration", () => {
       [{ plugins: { demo: 3 } }, "plugins.demo"],
       [{ plugins: { demo: { enabled: "no" } } }, "plugins.demo.enabled"],
       [{ plugins: { demo: { blob: "x".repeat(64 * 1024) } } }, "plugins.demo"],
+      // Numbers the server would accept and then break on: each is refused at load, naming the key.
+      [{ server: { handler_timeout_ms: 3_000_000_000 } }, "server.handler_timeout_ms"], // past Node's timer range: fires at once
+      [{ server: { handler_timeout_ms: 0 } }, "server.handler_timeout_ms"],
+      [{ server: { port: 70_000 } }, "server.port"],
+      [{ server: { max_body_bytes: 0.5 } }, "server.max_body_bytes"],
+      [{ limits: { heap_mb: 4 } }, "limits.heap_mb"],
+      [{ limits: { cpu_ms: 2.5 } }, "limits.cpu_ms"],
+      [{ limits: { wall_ms: 0 } }, "limits.wall_ms"],
+      [{ sandbox: { workers: 0 } }, "sandbox.workers"],
+      [{ sandbox: { workers: 65 } }, "sandbox.workers"],
+      [{ sandbox: { worker_memory_mb: 16 } }, "sandbox.worker_memory_mb"],
+      [{ sandbox: { user_runs_in_flight: 0 } }, "sandbox.user_runs_in_flight"],
+      [{ quotas: { max_concurrent_runs: 1.5 } }, "quotas.max_concurrent_runs"],
+      [{ sinks: { poll_ms: 0 } }, "sinks.poll_ms"],
+      [{ sinks: { max_attempts: 0 } }, "sinks.max_attempts"],
     ];
     for (const [doc, where] of cases) {
       assert.throws(() => configFromToml(doc, "/srv"), (e: KnotError) => e.code === "CONFIG_INVALID" && e.detail.where === where, where);

@@ -2,9 +2,7 @@
  * A RunJob comes from host code; a malformed one is a programming error, so `run()` rejects with a
  * TypeError naming the field rather than starting a run that would fail in a confusing way.
  */
-import { isModuleSet, isRunEntry, isSinkEvent, type RunJob } from "../protocol.ts";
-
-const LIMIT_MINIMUMS = { heapMb: 8, cpuMs: 1, wallMs: 1, resultBytes: 1, logBytes: 0, loopbackCalls: 0 } as const;
+import { isModuleSet, isRunEntry, isSinkEvent, RUN_LIMIT_MINIMUMS, type RunJob } from "../protocol.ts";
 
 function fail(field: string, rule: string): never {
   throw new TypeError(`SandboxPool.run: job.${field} ${rule}`);
@@ -33,8 +31,8 @@ export function checkJob(job: RunJob): void {
     if (!/^https?:\/\/[^/?#]+\/?$/.test(job.loopback.baseUrl)) fail("loopback.baseUrl", "must be an http(s) origin");
   }
   if (typeof job.limits !== "object" || job.limits === null) fail("limits", "must be an object");
-  for (const [name, minimum] of Object.entries(LIMIT_MINIMUMS)) {
-    const value = job.limits[name as keyof typeof LIMIT_MINIMUMS];
+  for (const [name, minimum] of Object.entries(RUN_LIMIT_MINIMUMS)) {
+    const value = job.limits[name as keyof typeof RUN_LIMIT_MINIMUMS];
     if (typeof value !== "number" || !Number.isInteger(value) || value < minimum) fail(`limits.${name}`, `must be an integer ≥ ${minimum}`);
   }
   if (job.requestId !== undefined && typeof job.requestId !== "string") fail("requestId", "must be a string when present");

@@ -65,7 +65,23 @@ export interface PoolSettings {
 
 const KNOWN = new Set(["workers", "runsPerWorker", "userRunsInFlight", "isolateReuse", "isolateMaxRuns", "isolateIdleMs", "isolateMaxIdle", "workerMemoryMb", "heartbeatMs", "execArgv", "deadlineGraceMs", "cancelGraceMs", "recycleAfterRuns"]);
 
-function integer(options: SandboxPoolOptions, name: keyof SandboxPoolOptions, fallback: number, min: number, max: number): number {
+/** The pool's integer options and their ranges (the server config's `[sandbox]` keys check against the same). */
+export const POOL_RANGES = Object.freeze({
+  workers: { min: 1, max: 64 },
+  runsPerWorker: { min: 1, max: 64 },
+  workerMemoryMb: { min: 64, max: 65_536 },
+  userRunsInFlight: { min: 1, max: 4_096 },
+  isolateMaxRuns: { min: 1, max: 1_000_000 },
+  isolateIdleMs: { min: 10, max: 3_600_000 },
+  isolateMaxIdle: { min: 1, max: 1_024 },
+  heartbeatMs: { min: 50, max: 60_000 },
+  deadlineGraceMs: { min: 100, max: 60_000 },
+  cancelGraceMs: { min: 50, max: 60_000 },
+  recycleAfterRuns: { min: 1, max: 1_000_000_000 },
+});
+
+function integer(options: SandboxPoolOptions, name: keyof typeof POOL_RANGES, fallback: number): number {
+  const { min, max } = POOL_RANGES[name];
   const value = options[name] ?? fallback;
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
     throw new TypeError(`createSandboxPool: ${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
@@ -95,24 +111,24 @@ export function resolvePoolOptions(options: SandboxPoolOptions = {}): PoolSettin
   if (!Array.isArray(execArgv) || execArgv.some((flag) => typeof flag !== "string")) {
     throw new TypeError("createSandboxPool: execArgv must be an array of strings");
   }
-  const workers = integer(options, "workers", 2, 1, 64);
-  const runsPerWorker = integer(options, "runsPerWorker", 4, 1, 64);
-  const workerMemoryMb = integer(options, "workerMemoryMb", 512, 64, 65_536);
+  const workers = integer(options, "workers", 2);
+  const runsPerWorker = integer(options, "runsPerWorker", 4);
+  const workerMemoryMb = integer(options, "workerMemoryMb", 512);
   return Object.freeze({
     workers,
     runsPerWorker,
-    userRunsInFlight: integer(options, "userRunsInFlight", Math.max(1, Math.floor((workers * runsPerWorker) / 2)), 1, 4_096),
+    userRunsInFlight: integer(options, "userRunsInFlight", Math.max(1, Math.floor((workers * runsPerWorker) / 2))),
     isolateReuse: isolateReuseOf(options.isolateReuse),
-    isolateMaxRuns: integer(options, "isolateMaxRuns", 200, 1, 1_000_000),
-    isolateIdleMs: integer(options, "isolateIdleMs", 30_000, 10, 3_600_000),
-    isolateMaxIdle: integer(options, "isolateMaxIdle", defaultMaxIdle(runsPerWorker, workerMemoryMb), 1, 1_024),
+    isolateMaxRuns: integer(options, "isolateMaxRuns", 200),
+    isolateIdleMs: integer(options, "isolateIdleMs", 30_000),
+    isolateMaxIdle: integer(options, "isolateMaxIdle", defaultMaxIdle(runsPerWorker, workerMemoryMb)),
     workerMemoryMb,
-    heartbeatMs: integer(options, "heartbeatMs", 1_000, 50, 60_000),
+    heartbeatMs: integer(options, "heartbeatMs", 1_000),
     // --max-semi-space-size=2: the worker's own young generation otherwise grew with its message
     // churn and its RSS climbed ~10 MB per 1,000 runs (issue 13); with it, flat (127 → 129 MB / 6,000).
     execArgv: Object.freeze(["--no-node-snapshot", "--disable-warning=ExperimentalWarning", "--max-semi-space-size=2", ...execArgv]),
-    deadlineGraceMs: integer(options, "deadlineGraceMs", 1_500, 100, 60_000),
-    cancelGraceMs: integer(options, "cancelGraceMs", 1_000, 50, 60_000),
-    recycleAfterRuns: integer(options, "recycleAfterRuns", 2_000, 1, 1_000_000_000),
+    deadlineGraceMs: integer(options, "deadlineGraceMs", 1_500),
+    cancelGraceMs: integer(options, "cancelGraceMs", 1_000),
+    recycleAfterRuns: integer(options, "recycleAfterRuns", 2_000),
   });
 }

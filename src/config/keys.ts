@@ -50,20 +50,36 @@ export function invalid(toml: string, message: string): KnotError {
 
 const same = <T>(value: unknown): T => value as T;
 
+/** The whole numbers a number key takes. */
+export interface NumberRange {
+  readonly min: number;
+  readonly max: number;
+}
+
+/** Node's timers take at most this many ms: a longer delay fires at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+export const COUNT: NumberRange = { min: 0, max: Number.MAX_SAFE_INTEGER };
+export const AT_LEAST_ONE: NumberRange = { min: 1, max: Number.MAX_SAFE_INTEGER };
+/** A delay or timeout: a whole number of ms in Node's timer range. */
+export const DELAY_MS: NumberRange = { min: 0, max: MAX_TIMER_MS };
+export const TIMEOUT_MS: NumberRange = { min: 1, max: MAX_TIMER_MS };
+
+function wholeIn(toml: string, { min, max }: NumberRange): (value: unknown) => number {
+  return (value) => {
+    if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) {
+      throw invalid(toml, `${toml} must be a whole number from ${min} to ${max}, got ${String(value)}`);
+    }
+    return value as number;
+  };
+}
+
 export const key = {
-  number: (toml: string, defaultValue: number, doc: string): Key<number, false> =>
-    ({ toml, type: "number", default: defaultValue, optional: false, doc, read: same }),
+  /** A whole number in `range` (by default any count from 0): a value the server would accept and then break on is refused at load. */
+  number: (toml: string, defaultValue: number, doc: string, range: NumberRange = COUNT): Key<number, false> =>
+    ({ toml, type: "number", default: defaultValue, optional: false, doc, read: wholeIn(toml, range) }),
   /** A number left out when not set (its default is decided by the part that uses it). */
-  optionalNumber: (toml: string, doc: string, defaultText: string): Key<number, true> =>
-    ({ toml, type: "number", default: undefined, optional: true, doc, defaultText, read: same }),
-  /** Never 0: Node reads 0 as "no limit", which is what such limits are there to prevent. */
-  wholeAtLeastOne: (toml: string, defaultValue: number, doc: string): Key<number, false> => ({
-    toml, type: "number", default: defaultValue, optional: false, doc,
-    read(value) {
-      if (!Number.isInteger(value) || (value as number) < 1) throw invalid(toml, `${toml} must be a whole number of at least 1`);
-      return value as number;
-    },
-  }),
+  optionalNumber: (toml: string, doc: string, defaultText: string, range: NumberRange = COUNT): Key<number, true> =>
+    ({ toml, type: "number", default: undefined, optional: true, doc, defaultText, read: wholeIn(toml, range) }),
   string: (toml: string, defaultValue: string, doc: string): Key<string, false> =>
     ({ toml, type: "string", default: defaultValue, optional: false, doc, read: same }),
   /** A string whose absence is `null`. */
