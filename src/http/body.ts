@@ -77,7 +77,7 @@ export function queryParams(search: URLSearchParams): Record<string, unknown> {
       if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
         assertJsonDepth(parsed, "the params query parameter");
         delete out.params;
-        Object.assign(out, parsed);
+        for (const [key, value] of Object.entries(parsed)) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
       }
     } catch (error) {
       if (error instanceof KnotError) throw error;

@@ -43,6 +43,12 @@ describe("form-encoded bodies on /plugins/<name>/<fn>", () => {
     assert.deepEqual(res.body.params, JSON.parse('{"__proto__":["a","b"],"ok":"1"}'));
     const query = await request(`${t.url}/plugins/probe/echo?__proto__=a&__proto__=b`, token);
     assert.deepEqual(query.body.params, JSON.parse('{"__proto__":["a","b"]}'), "the query string reads the same way");
+    // The same inside a `params` JSON expansion, in a query and in a form.
+    const packed = encodeURIComponent('{"__proto__":{"word":"x"},"a":1}');
+    const expanded = await request(`${t.url}/plugins/probe/echo?params=${packed}`, token);
+    assert.deepEqual(expanded.body.params, JSON.parse('{"__proto__":{"word":"x"},"a":1}'));
+    const posted = await request(`${t.url}/plugins/probe/echo`, token, { method: "POST", headers: FORM, body: `params=${packed}` });
+    assert.deepEqual(posted.body.params, JSON.parse('{"__proto__":{"word":"x"},"a":1}'));
   });
 
   it("other content types are still read as JSON (a non-JSON body stays 400 INVALID_JSON)", async () => {
