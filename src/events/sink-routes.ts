@@ -1,9 +1,12 @@
 import { KnotError } from "../errors.ts";
+import { positiveIntegerParam } from "../http/query-numbers.ts";
 import { sendJson } from "../http/respond.ts";
 import { mustScopeUserTools } from "../http/routes/tool-routes.ts";
 import type { Route } from "../http/router.ts";
 import { effectiveIsAdmin } from "../identity/principal.ts";
 import type { Services } from "../services.ts";
+
+const MAX_DELIVERIES = 500;
 
 /** `GET /api/sinks/<id>/deliveries`: a sink's outbox rows, newest first, for its owner and admins. */
 export function sinkRoutes(services: Services): Route[] {
@@ -14,7 +17,7 @@ export function sinkRoutes(services: Services): Route[] {
       const sink = await services.store.getUserTool(ctx.params.id ?? "");
       const allowed = sink !== null && sink.kind === "sink" && (sink.ownerId === ctx.principal.user.id || effectiveIsAdmin(ctx.principal));
       if (!allowed) throw new KnotError("NOT_FOUND", `no sink with id "${ctx.params.id}" is visible to you`);
-      const limit = Math.min(500, Math.max(1, Number(ctx.url.searchParams.get("limit") ?? 100) || 100));
+      const limit = positiveIntegerParam(ctx.url.searchParams, "limit", MAX_DELIVERIES) ?? 100;
       const rows = await services.store.listDeliveries(sink.id, limit);
       sendJson(ctx.res, 200, {
         sink: { id: sink.id, name: sink.name, events: sink.events ?? [] },

@@ -118,6 +118,13 @@ describe("event sinks", () => {
     // owner and admins only
     assert.equal((await request(`${t.url}/api/sinks/${sink.body.tool.id}/deliveries`, alice)).status, 404);
     assert.equal((await request(`${t.url}/api/sinks/${sink.body.tool.id}/deliveries`, admin)).status, 200);
+    // A limit that is not a whole number from 1 is a clear 400 naming it (it reached SQL: 500).
+    assert.equal((await request(`${t.url}/api/sinks/${sink.body.tool.id}/deliveries?limit=2`, bob)).body.deliveries.length, 2);
+    for (const bad of ["1.5", "0", "-3", "lots"]) {
+      const res = await request(`${t.url}/api/sinks/${sink.body.tool.id}/deliveries?limit=${bad}`, bob);
+      assert.equal(res.status, 400, `${bad}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.where, "limit");
+    }
   });
 
   it("tool.run is told when a saved tool's run finished, with its outcome", async () => {

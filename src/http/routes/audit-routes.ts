@@ -1,6 +1,7 @@
 import { KnotError } from "../../errors.ts";
 import type { Services } from "../../services.ts";
 import type { AuditQuery } from "../../store/store.ts";
+import { positiveIntegerParam } from "../query-numbers.ts";
 import { sendJson } from "../respond.ts";
 import type { Route } from "../router.ts";
 
@@ -26,11 +27,8 @@ export function auditRoutes(services: Services): Route[] {
         query[key] = new Date(time).toISOString();
       }
       for (const key of ["before", "limit"] as const) {
-        const value = q.get(key);
-        if (value === null) continue;
-        const n = Number(value);
-        if (!Number.isInteger(n) || n < 1) throw new KnotError("BAD_REQUEST", `${key} must be a positive integer`, { where: key });
-        query[key] = n;
+        const n = positiveIntegerParam(q, key);
+        if (n !== null) query[key] = n;
       }
       const entries = await services.store.queryAudit(query as AuditQuery);
       const limit = (query.limit as number | undefined) ?? 100;
