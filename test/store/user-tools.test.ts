@@ -67,6 +67,8 @@ forEachStore((backend) => {
     ]);
     assert.equal((await store.getUserToolVersion(v1.id, 2))?.tool.description, "Second.");
     assert.equal(await store.getUserToolVersion(v1.id, 9), null);
+    // Past the column's range is no such version on both backends (PostgreSQL refused the parameter: 500).
+    for (const version of [3_000_000_000, 2 ** 31, 0, -1]) assert.equal(await store.getUserToolVersion(v1.id, version), null, String(version));
     await assert.rejects(store.updateUserTool("nope", ada.id, toolInput()), hasCode("NOT_FOUND"));
   });
 

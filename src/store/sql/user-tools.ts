@@ -47,6 +47,9 @@ function editableValues(tool: UserToolInput): SqlValue[] {
   ];
 }
 
+/** The largest value of a PostgreSQL INTEGER column (SQLite's are wider). */
+const MAX_INT4 = 2 ** 31 - 1;
+
 export function createUserToolMethods({ client, now }: StoreContext): UserToolMethods {
   const { dialect } = client;
   const lockTool = `SELECT name, version FROM user_tools WHERE id = ?${dialect.lockRows("FOR UPDATE")}`;
@@ -149,7 +152,8 @@ export function createUserToolMethods({ client, now }: StoreContext): UserToolMe
     },
 
     async getUserToolVersion(id, version) {
-      if (!Number.isSafeInteger(version)) return null; // no such version (PostgreSQL would refuse the parameter)
+      // Outside the INTEGER column's range there is no such version (PostgreSQL would refuse the parameter).
+      if (!Number.isSafeInteger(version) || version < 1 || version > MAX_INT4) return null;
       const [row] = (await client.query("SELECT * FROM user_tool_versions WHERE tool_id = ? AND version = ?", [id, version])).rows;
       return row ? toUserToolVersion(row) : null;
     },
