@@ -9,6 +9,9 @@ const API_TOKEN_PREFIX = "kt_";
 /** What sign-in sessions' tokens are named (web/session-routes.ts mints them): no API token takes or leaves the name. */
 export const SESSION_TOKEN_NAME = "web session";
 
+/** The longest lifetime a token may be given when it has one (API and CLI alike); none means it does not expire. */
+export const MAX_TOKEN_LIFETIME_DAYS = 3650;
+
 export interface NewToken {
   readonly userId: string;
   /** Checked here: 1–100 characters once trimmed, not the sessions' name. */

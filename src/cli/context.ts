@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { MAX_TOKEN_LIFETIME_DAYS } from "../admin/tokens.ts";
 import { DEFAULT_CONFIG, loadConfigFile, withOverrides, type ServerConfig } from "../config.ts";
 import { KnotError } from "../errors.ts";
 import { isPostgresUrl } from "../store/postgres/url.ts";
@@ -60,5 +61,8 @@ export function expiryFrom(text: string, now = Date.now()): string {
   const match = /^(\d+)([dhm])$/.exec(text);
   if (!match) throw usageError(`--expires must look like 30d, 12h or 15m, got "${text}"`);
   const unit = { d: 86_400_000, h: 3_600_000, m: 60_000 }[match[2] as "d" | "h" | "m"];
-  return new Date(now + Number(match[1]) * unit).toISOString();
+  const at = now + Number(match[1]) * unit;
+  // The API's bound too (far expiries also overflow the ISO text expiries are compared as).
+  if (!(at <= now + MAX_TOKEN_LIFETIME_DAYS * 86_400_000)) throw usageError(`--expires ${text} is more than ${MAX_TOKEN_LIFETIME_DAYS} days; leave --expires out for a token that does not expire`);
+  return new Date(at).toISOString();
 }

@@ -7,7 +7,7 @@
  * nor revoke them (the user could not mint a new token without an unscoped one).
  */
 import { adminOf } from "../admin/admin.ts";
-import { SESSION_TOKEN_NAME, tokenScopes } from "../admin/tokens.ts";
+import { MAX_TOKEN_LIFETIME_DAYS, SESSION_TOKEN_NAME, tokenScopes } from "../admin/tokens.ts";
 import { tokenState } from "../auth/authenticate.ts";
 import { KnotError } from "../errors.ts";
 import { sendJson } from "../http/respond.ts";
@@ -16,7 +16,6 @@ import { effectiveIsAdmin, mayWrite, type Principal } from "../identity/principa
 import type { Services } from "../services.ts";
 import type { TokenRecord, TokenScopes } from "../store/store.ts";
 
-const MAX_EXPIRY_DAYS = 3650;
 
 /** A token as the UI shows it: never its secret or hash. */
 export function describeToken(token: TokenRecord, principal: Principal, now = new Date().toISOString()) {
@@ -29,8 +28,8 @@ function parseNewToken(body: Record<string, unknown>): { name: unknown; scopes: 
   let expiresAt: string | null = null;
   if (body.expiresInDays !== undefined && body.expiresInDays !== null) {
     const days = body.expiresInDays;
-    if (typeof days !== "number" || !Number.isInteger(days) || days < 1 || days > MAX_EXPIRY_DAYS) {
-      throw new KnotError("INVALID_ARGUMENT", `expiresInDays must be a whole number of days from 1 to ${MAX_EXPIRY_DAYS}, or null for no expiry`, { where: "expiresInDays" });
+    if (typeof days !== "number" || !Number.isInteger(days) || days < 1 || days > MAX_TOKEN_LIFETIME_DAYS) {
+      throw new KnotError("INVALID_ARGUMENT", `expiresInDays must be a whole number of days from 1 to ${MAX_TOKEN_LIFETIME_DAYS}, or null for no expiry`, { where: "expiresInDays" });
     }
     expiresAt = new Date(Date.now() + days * 86_400_000).toISOString();
   }

@@ -24,7 +24,7 @@ describe("knot-tools CLI", () => {
   });
 
   it("errors are one clear line and a non-zero exit, never a stack trace", () => {
-    for (const args of [["users", "add", "alice"], ["users", "add", "bad name!"], ["grant", "nobody", "plugin.demo.view"], ["grant", "alice", "Not A Permission"], ["tokens", "create", "ghost"], ["tokens", "create", "alice", "--expires", "soon"], ["tokens", "create", "alice", "--name", "web session"], ["users", "add", "carol", "--groups", "Ops"], ["users", "frobnicate"], ["users", "list", "--bogus"]]) {
+    for (const args of [["users", "add", "alice"], ["users", "add", "bad name!"], ["grant", "nobody", "plugin.demo.view"], ["grant", "alice", "Not A Permission"], ["tokens", "create", "ghost"], ["tokens", "create", "alice", "--expires", "soon"], ["tokens", "create", "alice", "--expires", "3000000d"], ["tokens", "create", "alice", "--expires", "999999999d"], ["tokens", "create", "alice", "--name", "web session"], ["users", "add", "carol", "--groups", "Ops"], ["users", "frobnicate"], ["users", "list", "--bogus"]]) {
       const res = run(...args);
       assert.equal(res.code, 1, args.join(" "));
       assert.equal(res.stderr.trim().split("\n").length, 1, `${args.join(" ")}: ${res.stderr}`);
