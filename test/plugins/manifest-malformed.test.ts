@@ -91,6 +91,8 @@ const MALFORMED: ReadonlyArray<{ readonly name: string; readonly toml: readonly 
   { name: "secret not a boolean", toml: [...HEAD, ...TOOL, PARAM, 'name = "x"', "secret = 1"], key: "tool.knot.mcp_tools[0].parameters[0].secret", line: 10 },
   { name: "inline parameter table", toml: [...HEAD, ...TOOL, 'parameters = [{ name = "x", type = "date" }]'], key: "tool.knot.mcp_tools[0].parameters[0].type", line: 8 },
   { name: "page path without /", toml: [...HEAD, "[[tool.knot.pages]]", 'path = "stats"', 'handler = "a"', 'label = "Stats"'], key: "tool.knot.pages[0].path", line: 6 },
+  { name: "page path / alone (its page route would be /api/pages/<plugin>/, which no route serves)", toml: [...HEAD, "[[tool.knot.pages]]", 'path = "/"', 'handler = "a"', 'label = "Home"'], key: "tool.knot.pages[0].path", line: 6 },
+  { name: "page path starting //", toml: [...HEAD, "[[tool.knot.pages]]", 'path = "//x"', 'handler = "a"', 'label = "X"'], key: "tool.knot.pages[0].path", line: 6 },
   { name: "page path with ..", toml: [...HEAD, "[[tool.knot.pages]]", 'path = "/a/../b"', 'handler = "a"', 'label = "Stats"'], key: "tool.knot.pages[0].path", line: 6 },
   { name: "page without label", toml: [...HEAD, "[[tool.knot.pages]]", 'path = "/stats"', 'handler = "a"'], key: "tool.knot.pages[0].label", line: 5 },
   {

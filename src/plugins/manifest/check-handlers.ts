@@ -17,7 +17,8 @@ import type { KeyPath } from "./key-path.ts";
 const HANDLER_KEYS = ["handler", "permission", "write", "destructive", "area"];
 /** `default`, `menu_label` and `icon` are checked by check-navigation.ts. */
 const PAGE_KEYS = ["path", "handler", "label", "permission", "default", "menu_label", "icon"];
-const PAGE_PATH = /^\/[A-Za-z0-9/_-]*$/;
+/** "/" then a name: the page is served at `/api/pages/<plugin>/<path without its first "/">`, one non-empty segment. */
+const PAGE_PATH = /^\/[A-Za-z0-9_-][A-Za-z0-9/_-]*$/;
 
 /** What a declaration says about a handler function changing things. */
 export type ChangeMarks = Pick<HandlerDecl, "handler" | "write" | "destructive">;
@@ -96,7 +97,7 @@ function readPagePath(table: TomlTable, path: KeyPath, context: DeclarationConte
     return undefined;
   }
   if (!PAGE_PATH.test(value)) {
-    context.report([...path, "path"], `must start with "/" and use only letters, digits, "/", "_" and "-" (got ${describeValue(value)})`);
+    context.report([...path, "path"], `must be "/" and a name, using only letters, digits, "/", "_" and "-" (got ${describeValue(value)})`);
     return undefined;
   }
   return value;
