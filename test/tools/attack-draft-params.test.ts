@@ -29,6 +29,10 @@ const BAD: ReadonlyArray<readonly [string, unknown, RegExp]> = [
   ["2,500 required parameters", many(2500), /parameters.*at most 64/],
   ["an enum of 1,000 values", [{ name: "x", enum: Array.from({ length: 1000 }, (_, i) => `v${i}`) }], /parameters\[0\]\.enum/],
   ["a default nested 40 deep", [{ name: "x", type: "list", default: JSON.parse("[".repeat(40) + "]".repeat(40)) }], /parameters\[0\]\.default/],
+  // A quoted "__proto__" key in a default ajv writes out as a literal set the filled-in argument's prototype.
+  ["a default object with a __proto__ key", [{ name: "opts", type: "object", default: JSON.parse('{"__proto__":{"isAdmin":true}}') }], /parameters\[0\]\.default.*__proto__/],
+  ["a __proto__ key nested in a list default", [{ name: "opts", type: "list", default: JSON.parse('[{"a":{"__proto__":{"x":1}}}]') }], /parameters\[0\]\.default.*__proto__/],
+  ["an enum value with a __proto__ key", [{ name: "x", enum: [JSON.parse('{"__proto__":{"x":1}}')] }], /parameters\[0\]\.enum.*__proto__/],
   ["a schema over 64 KiB", Array.from({ length: 64 }, (_, i) => ({ name: `p${i}`, description: "d".repeat(1500) })), /parameters.*64 KiB/],
 ];
 

@@ -131,3 +131,21 @@ export function readUniqueStrings(
   });
   return strings;
 }
+
+/** The first value a TOML table can hold that JSON cannot (a date, a non-finite number), or a `__proto__` key (a literal of it sets a prototype), or null. */
+export function nonJsonValue(root: unknown): string | null {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (value instanceof Date) return "a date";
+    if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+    if (typeof value === "bigint") return "an integer too large for JSON";
+    if (typeof value === "object" && value !== null) {
+      for (const key of Object.keys(value)) {
+        if (key === "__proto__") return "a key named __proto__";
+        stack.push((value as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return null;
+}

@@ -13,7 +13,7 @@ import type { JsonSchemaObject } from "../manifest-types.ts";
 import { jsonDepth } from "../../validation/json-depth.ts";
 import { schemaProblem, SUPPORTED_DIALECTS } from "../../validation/json-schema.ts";
 import { scanHeaderParams, type HeaderParam } from "../../validation/mcp-param-headers.ts";
-import { describeValue, isTable } from "./checks.ts";
+import { describeValue, isTable, nonJsonValue } from "./checks.ts";
 import type { Report } from "./checks.ts";
 import type { KeyPath } from "./key-path.ts";
 import { PARAMETER_LIMITS } from "./parameters.ts";
@@ -86,23 +86,6 @@ function readSchema(raw: unknown, path: KeyPath, report: Report): Record<string,
   return JSON.parse(text) as Record<string, unknown>;
 }
 
-/** The first value a TOML table can hold that JSON cannot (a date, a non-finite number), or null. */
-function nonJsonValue(root: unknown): string | null {
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (value instanceof Date) return "a date";
-    if (typeof value === "number" && !Number.isFinite(value)) return String(value);
-    if (typeof value === "bigint") return "an integer too large for JSON";
-    if (typeof value === "object" && value !== null) {
-      for (const key of Object.keys(value)) {
-        if (key === "__proto__") return "a key named __proto__";
-        stack.push((value as Record<string, unknown>)[key]);
-      }
-    }
-  }
-  return null;
-}
 
 /** What MCP and the argument check need of the top level: an object schema with plain property names. */
 function shapeProblem(schema: Record<string, unknown>): string | null {

@@ -12,7 +12,7 @@ import { KnotError } from "../../errors.ts";
 import type { ErrorCode } from "../../errors.ts";
 import type { ParameterDecl, ParameterShape, ParameterType } from "../manifest-types.ts";
 import { IDENTIFIER } from "../../../sandbox/guest/names.ts";
-import { checkKnownKeys, describeValue, isTable, readBool, readString } from "./checks.ts";
+import { checkKnownKeys, describeValue, isTable, nonJsonValue, readBool, readString } from "./checks.ts";
 import { matchesParameterType, TYPE_NOUNS, valueMismatch } from "./parameter-values.ts";
 import type { Report, TomlTable } from "./checks.ts";
 import { parametersToJsonSchema } from "./json-schema.ts";
@@ -106,9 +106,12 @@ function checkParameter(table: TomlTable, path: KeyPath, walk: Walk, level: numb
   const defaultValue = table["default"];
   if (defaultValue !== undefined && shape) {
     const deep = tooDeep(defaultValue);
-    const mismatch = deep ? null : valueMismatch(shape, defaultValue);
+    const foreign = deep ? null : nonJsonValue(defaultValue);
+    const mismatch = deep || foreign ? null : valueMismatch(shape, defaultValue);
     if (deep) {
       report([...path, "default"], `nests deeper than ${PARAMETER_LIMITS.maxValueDepth} levels`);
+    } else if (foreign) {
+      report([...path, "default"], `holds ${foreign}, which a JSON argument cannot`);
     } else if (mismatch) {
       report([...path, "default"], `${mismatch} (got ${describeValue(defaultValue)})`);
     } else if (shape.enum && !shape.enum.some((value) => isDeepStrictEqual(value, defaultValue))) {
@@ -212,7 +215,10 @@ function readEnum(table: TomlTable, type: ParameterType, path: KeyPath, report: 
     return undefined;
   }
   value.forEach((element: unknown, index) => {
-    if (!matchesParameterType(type, element)) {
+    const foreign = nonJsonValue(element);
+    if (foreign) {
+      report([...path, "enum", index], `holds ${foreign}, which a JSON argument cannot`);
+    } else if (!matchesParameterType(type, element)) {
       report([...path, "enum", index], `must be ${TYPE_NOUNS[type]} to match type "${type}" (got ${describeValue(element)})`);
     } else if (value.slice(0, index).some((earlier: unknown) => isDeepStrictEqual(earlier, element))) {
       report([...path, "enum", index], `repeats ${describeValue(element)}`);
