@@ -5,6 +5,7 @@
  * and the bearer token is still required on every real request; no cookies are involved.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { isParamHeaderName } from "../validation/mcp-param-headers.ts";
 
 const ALLOW_HEADERS = "authorization, content-type, accept, last-event-id, mcp-protocol-version, mcp-session-id, mcp-method, mcp-name, x-request-id";
 const EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate, x-request-id";
@@ -29,9 +30,10 @@ export function createCors(origins: readonly string[]): Cors {
         res.writeHead(204, { vary: "origin" }).end();
         return;
       }
-      // Mcp-Param-* headers (SEP-2243) are named per tool: echo what the browser asks for, plus ours.
+      // Mcp-Param-* headers (SEP-2243) are named per tool: echo what the browser asks for (any name
+      // the load check lets a tool declare), plus ours.
       const asked = String(req.headers["access-control-request-headers"] ?? "").toLowerCase();
-      const extra = asked.split(",").map((h) => h.trim()).filter((h) => /^mcp-param-[a-z0-9-]+$/.test(h));
+      const extra = asked.split(",").map((h) => h.trim()).filter(isParamHeaderName);
       res.writeHead(204, {
         "access-control-allow-origin": origin!, vary: "origin", "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
         "access-control-allow-headers": [ALLOW_HEADERS, ...extra].join(", "), "access-control-max-age": "600",

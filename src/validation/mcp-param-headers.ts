@@ -21,6 +21,11 @@ const KEY = "x-mcp-header";
 /** RFC 9110 `token`: no spaces, control characters or delimiters. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const TYPES = new Set(["string", "integer", "boolean"]);
+
+/** A request header a tool may declare, as the browser names it in a CORS preflight (lower case). */
+export function isParamHeaderName(name: string): boolean {
+  return name.startsWith("mcp-param-") && name.length > "mcp-param-".length && TOKEN.test(name);
+}
 /** Subschema positions a header may not sit under (not statically reachable through `properties`). */
 const UNREACHABLE = ["items", "prefixItems", "contains", "additionalProperties", "unevaluatedProperties", "unevaluatedItems",
   "propertyNames", "patternProperties", "dependentSchemas", "oneOf", "anyOf", "allOf", "not", "if", "then", "else", "$defs", "definitions"];

@@ -61,13 +61,17 @@ describe("MCP over Streamable HTTP (stateful)", () => {
 
   test("OPTIONS /mcp answers a CORS preflight for a configured origin only; real answers carry the CORS headers", async () => {
     const preflight = (origin: string) => fetch(`${t.url}/mcp`, {
-      method: "OPTIONS", headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type, mcp-param-region" },
+      method: "OPTIONS", headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type, mcp-param-region, mcp-param-region_code, mcp-param-a.b, x-other, mcp-param-" },
     });
     const allowed = await preflight("https://app.example.test");
     assert.equal(allowed.status, 204);
     assert.equal(allowed.headers.get("access-control-allow-origin"), "https://app.example.test");
     assert.match(allowed.headers.get("access-control-allow-headers") ?? "", /authorization/);
     assert.match(allowed.headers.get("access-control-allow-headers") ?? "", /mcp-param-region/);
+    // Every header name a tool may declare (the RFC 9110 token the load check allows), nothing else.
+    const granted = (allowed.headers.get("access-control-allow-headers") ?? "").split(",").map((h) => h.trim());
+    for (const name of ["mcp-param-region_code", "mcp-param-a.b"]) assert.ok(granted.includes(name), name);
+    for (const name of ["x-other", "mcp-param-"]) assert.ok(!granted.includes(name), name);
     const other = await preflight("https://evil.example.test");
     assert.equal(other.headers.get("access-control-allow-origin"), null, "an origin not configured gets no CORS grant");
     const real = await postMcp(t.url, INITIALIZE, { authorization: `Bearer ${tokens.alice}`, origin: "https://app.example.test" });
