@@ -10,7 +10,7 @@ import { silentLogger } from "../log.ts";
 import { createChangeBus } from "../mcp/change-bus.ts";
 import { openStore } from "../store/index.ts";
 import type { Store } from "../store/store.ts";
-import { requireExistingDatabase, resolveConfig } from "./context.ts";
+import { refuseForeignDatabase, requireExistingDatabase, resolveConfig } from "./context.ts";
 
 export interface CliAdmin {
   readonly admin: Admin;
@@ -22,7 +22,8 @@ export interface CliAdmin {
 
 async function openAdmin(values: Parameters<typeof resolveConfig>[0], createDatabase: boolean): Promise<CliAdmin> {
   const config = resolveConfig(values);
-  if (!createDatabase) requireExistingDatabase(config.database);
+  if (createDatabase) refuseForeignDatabase(config.database);
+  else requireExistingDatabase(config.database);
   const store = await openStore({ path: config.database });
   const bus = await createChangeBus(config.database, () => {}, silentLogger).catch(async (error: unknown) => {
     await store.close();

@@ -4,6 +4,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { MAX_TOKEN_LIFETIME_DAYS } from "../admin/tokens.ts";
 import { DEFAULT_CONFIG, loadConfigFile, withOverrides, type ServerConfig } from "../config.ts";
@@ -48,8 +49,28 @@ export function resolveConfig(values: { db?: string; config?: string; plugins?: 
  * Only `serve` and `users add` start a database.
  */
 export function requireExistingDatabase(database: string): void {
-  if (isPostgresUrl(database) || fs.existsSync(database)) return;
-  throw new KnotError("NOT_FOUND", `no database at ${database}: pass --db FILE, or create it by starting the server (npm start) or adding the first user (users add NAME)`);
+  if (isPostgresUrl(database)) return;
+  if (!fs.existsSync(database)) {
+    throw new KnotError("NOT_FOUND", `no database at ${database}: pass --db FILE, or create it by starting the server (npm start) or adding the first user (users add NAME)`);
+  }
+  refuseForeignDatabase(database);
+}
+
+/** A SQLite file that exists must be ours: opening it migrates it, adding knot's tables to another program's file. */
+export function refuseForeignDatabase(database: string): void {
+  if (isPostgresUrl(database) || !fs.existsSync(database)) return;
+  let ours = false;
+  try {
+    const db = new DatabaseSync(database, { readOnly: true });
+    try {
+      ours = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
+    } finally {
+      db.close();
+    }
+  } catch {
+    ours = false; // not a SQLite file at all
+  }
+  if (!ours) throw new KnotError("BAD_REQUEST", `${database} is not a knot-tools database (no schema_migrations table): pass the right --db FILE`);
 }
 
 export function usageError(message: string): KnotError {

@@ -18,7 +18,7 @@
  * prevHash = 64 zeros. After pruning, the first remaining row's prevHash is trusted as the anchor.
  */
 import { createHash } from "node:crypto";
-import type { AuditEntry, AuditEntryInput } from "./store.ts";
+import type { AuditAnchor, AuditEntry, AuditEntryInput, Store } from "./store.ts";
 
 export const GENESIS_HASH = "0".repeat(64);
 
@@ -126,20 +126,49 @@ export function auditRowHashWithArgs(prevHash: string, entry: AuditEntryWithSeq,
 export type ChainVerdict = { ok: true; rows: number } | { ok: false; seq: number; reason: string };
 
 /**
- * Checks rows given in seq order. The first row's prevHash is trusted as the anchor.
+ * Checks rows given in seq order. The first row's prevHash is trusted, so any run of rows can be
+ * checked; `verifyStoredAudit` checks a store's whole chain, its start included.
  * @example
- *   const verdict = await verifyAuditChain(store.iterateAudit());
+ *   const verdict = await verifyAuditChain(rows);
  *   if (!verdict.ok) console.error(`audit row ${verdict.seq}: ${verdict.reason}`);
  */
-export async function verifyAuditChain(rows: AsyncIterable<AuditEntry>): Promise<ChainVerdict> {
+export function verifyAuditChain(rows: AsyncIterable<AuditEntry>): Promise<ChainVerdict> {
+  return verifyRows(rows, null);
+}
+
+/**
+ * A store's whole chain: it starts at the genesis hash, or where the last prune left it (the
+ * anchor), so rows removed from its start without a prune are named too. A prune that commits while
+ * the rows are read moves the start; the anchor is read again before a broken link is reported.
+ */
+export function verifyStoredAudit(store: Pick<Store, "iterateAudit" | "auditAnchor">, rows: AsyncIterable<AuditEntry> = store.iterateAudit()): Promise<ChainVerdict> {
+  return verifyRows(rows, store);
+}
+
+async function verifyRows(rows: AsyncIterable<AuditEntry>, store: Pick<Store, "iterateAudit" | "auditAnchor"> | null): Promise<ChainVerdict> {
   let previous: AuditEntry | undefined;
   let count = 0;
+  /** Whether `row` is the first row after the current anchor (a prune may have moved it meanwhile). */
+  const startsAtAnchor = async (row: AuditEntry): Promise<boolean> => {
+    const anchor = await store!.auditAnchor();
+    return anchor === null ? row.prevHash === GENESIS_HASH && row.seq === 1 : row.prevHash === anchor.hash && row.seq === anchor.seq + 1;
+  };
+  /** A link broken by a prune during the read: the chain now starts at `row`, no earlier row is left. */
+  const prunedMeanwhile = async (row: AuditEntry): Promise<boolean> => {
+    if (!(await startsAtAnchor(row))) return false;
+    for await (const first of store!.iterateAudit()) return first.seq === row.seq;
+    return false;
+  };
   for await (const row of rows) {
-    if (previous !== undefined) {
+    if (previous === undefined) {
+      if (store && !(await startsAtAnchor(row))) {
+        return { ok: false, seq: row.seq, reason: "the chain does not start at its genesis or where the last prune left it (rows were removed from its start)" };
+      }
+    } else {
       if (!(row.seq > previous.seq)) {
         return { ok: false, seq: row.seq, reason: `seq ${row.seq} does not follow seq ${previous.seq}` };
       }
-      if (row.prevHash !== previous.hash) {
+      if (row.prevHash !== previous.hash && !(store && (await prunedMeanwhile(row)))) {
         return { ok: false, seq: row.seq, reason: `prevHash does not match the hash of row ${previous.seq} (a row was changed, removed or inserted)` };
       }
     }

@@ -189,6 +189,11 @@ export interface AuditEntry extends AuditEntryInput {
   readonly hash: string;
 }
 
+export interface AuditAnchor {
+  readonly seq: number;
+  readonly hash: string;
+}
+
 export interface AuditQuery {
   readonly userId?: string;
   readonly tool?: string;
@@ -278,6 +283,8 @@ export interface Store {
   queryAudit(query: AuditQuery): Promise<AuditEntry[]>;
   /** All rows in order, for chain verification. */
   iterateAudit(): AsyncIterable<AuditEntry>;
+  /** The last row a prune removed (where the remaining chain starts), or null when nothing was pruned. */
+  auditAnchor(): Promise<AuditAnchor | null>;
   /**
    * Deletes the oldest rows, up to the first one whose `at` is not before `olderThan` (so the
    * remaining rows stay one unbroken chain); returns how many were deleted.

@@ -6,7 +6,7 @@
 import { sendJson } from "../http/respond.ts";
 import { mustScopeUserTools } from "../http/routes/tool-routes.ts";
 import { toMcpTool } from "../mcp/listing.ts";
-import { verifyAuditChain } from "../store/audit-hash.ts";
+import { verifyStoredAudit } from "../store/audit-hash.ts";
 import type { UserToolRecord } from "../store/store.ts";
 import { parseUserToolInput } from "../tools/user-tool-input.ts";
 import type { Route } from "../http/router.ts";
@@ -37,7 +37,7 @@ export function webRoutes(services: Services, options: { dist?: string } = {}): 
     {
       // The audit page's chain status: every row's hash checked against its contents and predecessor.
       method: "GET", path: "/api/audit/chain", access: "api", admin: true,
-      handle: async (ctx) => sendJson(ctx.res, 200, await verifyAuditChain(services.store.iterateAudit())),
+      handle: async (ctx) => sendJson(ctx.res, 200, await verifyStoredAudit(services.store)),
     },
     {
       // The tool as an assistant's tools/list shows it, built by the MCP surface's own code.

@@ -57,3 +57,24 @@ test("commands that read or change an existing database refuse a database file t
   assert.equal(cli(["users", "add", "alice", "--db", missing], { cwd: dir }).code, 0);
   assert.equal(cli(["audit", "verify", "--db", missing], { cwd: dir }).code, 0);
 });
+
+test("a file that is not a knot-tools database is refused, named, and left as it was", async () => {
+  const dir = tempDir();
+  const other = path.join(dir, "invoices.db");
+  const { DatabaseSync } = await import("node:sqlite");
+  const foreign = new DatabaseSync(other);
+  foreign.exec("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)");
+  foreign.close();
+  for (const args of [["audit", "verify"], ["users", "list"], ["users", "add", "alice"]]) {
+    const ran = cli([...args, "--db", other], { cwd: dir });
+    assert.equal(ran.code, 1, `${args.join(" ")}: ${ran.stdout}${ran.stderr}`);
+    assert.match(ran.stderr, /invoices\.db is not a knot-tools database/, args.join(" "));
+  }
+  const after = new DatabaseSync(other, { readOnly: true });
+  try {
+    const tables = after.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((row) => row.name);
+    assert.deepEqual(tables, ["invoices"], "no knot table was added to it");
+  } finally {
+    after.close();
+  }
+});

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Worker } from "node:worker_threads";
-import { auditRowHash, canonicalJson, GENESIS_HASH, verifyAuditChain } from "../../src/store/audit-hash.ts";
+import { auditRowHash, canonicalJson, GENESIS_HASH, verifyAuditChain, verifyStoredAudit } from "../../src/store/audit-hash.ts";
 import type { AuditEntry, AuditEntryInput, Store } from "../../src/store/store.ts";
 import { forEachStore, type BackendName } from "./helpers.ts";
 
@@ -93,6 +93,32 @@ forEachStore((backend) => {
     })();
     const later = await verifyAuditChain(rest);
     assert.deepEqual(later.ok ? null : [later.seq, /prevHash/.test(later.reason)], [6, true]);
+  });
+
+  test("rows removed from the start of the chain, not by a prune, are named by verification", async () => {
+    const { store, sql } = await backend.open();
+    await appendDays(store, 5);
+    await sql("DELETE FROM audit WHERE seq <= 2");
+    const verdict = await verifyStoredAudit(store);
+    assert.deepEqual(verdict.ok ? null : verdict.seq, 3);
+    assert.match(!verdict.ok ? verdict.reason : "", /start/);
+    // After a real prune the chain starts at its anchor, and verifies.
+    const { store: pruned } = await backend.open();
+    await appendDays(pruned, 5);
+    assert.equal(await pruned.pruneAudit("2026-01-03T00:00:00.000Z"), 2);
+    assert.deepEqual(await verifyStoredAudit(pruned), { ok: true, rows: 3 });
+  });
+
+  test("a prune committed while a verification is reading does not read as tampering", async () => {
+    const { store } = await backend.open();
+    await appendDays(store, 6);
+    // The rows as the store's paged read sees them: a page to seq 3, then the prune, then `seq > 3`.
+    const rows = (async function* () {
+      for await (const row of store.iterateAudit()) if (row.seq <= 3) yield row;
+      assert.equal(await store.pruneAudit("2026-01-05T00:00:00.000Z"), 4);
+      for await (const row of store.iterateAudit()) if (row.seq > 3) yield row;
+    })();
+    assert.deepEqual(await verifyStoredAudit(store, rows), { ok: true, rows: 5 });
   });
 
   test("prune removes the oldest prefix; the rest verifies and new rows continue the chain", async () => {

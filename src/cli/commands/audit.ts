@@ -1,5 +1,5 @@
 import { openStore } from "../../store/index.ts";
-import { verifyAuditChain } from "../../store/audit-hash.ts";
+import { verifyStoredAudit } from "../../store/audit-hash.ts";
 import { COMMON_OPTIONS, parse, requireExistingDatabase, resolveConfig, usageError } from "../context.ts";
 
 /** `knot-tools audit verify [--db FILE]`: checks the audit log's hash chain; exit 1 names the first bad row. */
@@ -10,7 +10,7 @@ export async function auditCommand(args: string[]): Promise<number> {
   requireExistingDatabase(database);
   const store = await openStore({ path: database });
   try {
-    const verdict = await verifyAuditChain(store.iterateAudit());
+    const verdict = await verifyStoredAudit(store);
     if (verdict.ok) {
       process.stdout.write(`audit log intact: ${verdict.rows} rows\n`);
       return 0;

@@ -10,7 +10,7 @@ import type { StoreContext } from "./context.ts";
 import { toAuditEntry } from "./records.ts";
 import type { SqlQueryable, SqlValue } from "./sql-client.ts";
 
-type AuditQueries = Pick<Store, "queryAudit" | "iterateAudit" | "pruneAudit">;
+type AuditQueries = Pick<Store, "queryAudit" | "iterateAudit" | "auditAnchor" | "pruneAudit">;
 
 const DEFAULT_AUDIT_LIMIT = 100;
 const MAX_AUDIT_LIMIT = 1000;
@@ -64,6 +64,11 @@ export function createAuditQueries({ client }: StoreContext, lockChain: (tx: Sql
         if (rows.length < PAGE_SIZE) return;
         after = Number(rows.at(-1)!.seq);
       }
+    },
+
+    async auditAnchor() {
+      const [row] = (await client.query("SELECT seq, hash FROM audit_anchor WHERE id = 1", [])).rows;
+      return row ? { seq: Number(row.seq), hash: String(row.hash) } : null;
     },
 
     async pruneAudit(olderThan) {
