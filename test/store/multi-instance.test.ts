@@ -63,6 +63,21 @@ forEachStore((backend) => {
     assert.equal(new Set(appended.map((row) => row.tool)).size, 120);
   });
 
+  test("concurrent appends keep one valid chain when the database defaults to a stricter isolation level", async (t) => {
+    if (backend.name !== "postgres") return t.skip("PostgreSQL only: SQLite transactions are serialisable writers");
+    const { sql, another } = await backend.open();
+    // Managed databases sometimes default to REPEATABLE READ; the lock-then-read steps need READ COMMITTED.
+    await sql("DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation = %L', current_database(), 'repeatable read'); END $$");
+    const [one, two] = [await another(), await another()];
+    await Promise.all(Array.from({ length: 80 }, (_, index) => (index % 2 === 0 ? one : two).appendAudit(entry(`t${index}`))));
+    assert.deepEqual(await verifyAuditChain(one.iterateAudit()), { ok: true, rows: 80 });
+    assert.deepEqual((await one.queryAudit({ limit: 1000 })).map((row) => row.tool).filter((tool) => tool === "[unrecordable]"), []);
+    const ada = await one.createUser({ name: "ada", isAdmin: false });
+    const tool = await one.createUserTool(ada.id, toolInput());
+    const saves = await Promise.allSettled([one, two].map((store) => store.updateUserTool(tool.id, ada.id, toolInput({ code: "v2" }), 1)));
+    assert.deepEqual(saves.map((save) => (save.status === "fulfilled" ? "ok" : (save.reason as { code?: string }).code)).sort(), ["CONFLICT", "ok"]);
+  });
+
   test("pruning through one instance while the other appends leaves one valid chain", async () => {
     const { store: one, another } = await backend.open();
     const two = await another();

@@ -6,7 +6,7 @@
  * - One `pg.Pool` per store; every statement is parameterised (`$1…`), never built from values.
  * - A transaction holds one connection from BEGIN to COMMIT/ROLLBACK; a connection whose
  *   ROLLBACK failed is destroyed rather than returned, so no half-open transaction is reused.
- * - The default isolation (READ COMMITTED) plus explicit locks (row locks, advisory locks) where a
+ * - READ COMMITTED (set on every connection, whatever the server's default) plus explicit locks (row locks, advisory locks) where a
  *   read decides a write: each statement sees what committed before it, which is what the
  *   lock-then-read patterns (audit_append in migrations.ts, user-tools.ts) rely on.
  * - PostgreSQL text cannot hold U+0000: such a value is refused as BAD_REQUEST instead of failing
@@ -101,6 +101,12 @@ export function openPgDb(options: PgDbOptions): PgDb {
   // An idle connection that drops (server restart, network) is reported here; without a listener
   // it would crash the process. The pool replaces it, and the next query reports its own error.
   pool.on("error", () => {});
+  // Whatever the database or role defaults to (managed services sometimes pick REPEATABLE READ), the
+  // lock-then-read steps need each statement to see what committed before it. Sent first on each new
+  // connection (its queue keeps the order), not as a startup option, which a URL's own `options` replaces.
+  pool.on("connect", (client) => {
+    client.query("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED").catch(() => {}); // a broken connection fails its next query
+  });
   const location = redactUrl(options.url);
   let closed: Promise<void> | undefined;
   /** Work under way: closing waits for it (pg's pool.end() would leave a waiting connect() pending forever). */
