@@ -2,7 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "../lib/api.ts";
 import { asApiError, ErrorBox, formatJson } from "../lib/ui.tsx";
-import type { Draft } from "../views/tool-editor.tsx";
+import type { Draft } from "./draft.ts";
 
 export function SchemaPreview({ draft, kind }: { draft: Draft; kind: "tool" | "lib" }) {
   const [preview, setPreview] = useState<unknown>(null);

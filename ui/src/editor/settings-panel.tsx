@@ -1,6 +1,6 @@
 /** Description, sharing, language and flags of a tool. */
 import type { Me } from "../lib/api.ts";
-import type { Draft } from "../views/tool-editor.tsx";
+import type { Draft } from "./draft.ts";
 
 export function SettingsPanel({ draft, me, readOnly, onChange }: { draft: Draft; me: Me; readOnly: boolean; onChange(p: Partial<Draft>): void }) {
   const mode = draft.sharing === "private" || draft.sharing === "everyone" ? draft.sharing : "group";

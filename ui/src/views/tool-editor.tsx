@@ -14,43 +14,24 @@ import { RunPanel, type RunSource } from "../editor/run-panel.tsx";
 import { SchemaPreview } from "../editor/schema-preview.tsx";
 import { SettingsPanel } from "../editor/settings-panel.tsx";
 import { DeliveriesPanel, EventsPanel } from "../editor/sink-panels.tsx";
-import { api, ApiError, get, type Diagnostic, type Me, type Parameter, type Tool } from "../lib/api.ts";
+import { useToolDraft } from "../editor/use-tool-draft.ts";
+import { get, type Diagnostic, type Me, type Parameter } from "../lib/api.ts";
 import { href, setLeaveGuard } from "../lib/router.ts";
-import { asApiError, ErrorBox, Loading } from "../lib/ui.tsx";
-
-export type Draft = Pick<Tool, "name" | "description" | "language" | "parameters" | "sharing" | "active" | "readOnly" | "destructive" | "events"> & { code: string };
-
-const draftOf = (tool: Tool): Draft => ({
-  name: tool.name, description: tool.description, language: tool.language, parameters: tool.parameters, code: tool.code ?? "",
-  sharing: tool.sharing, active: tool.active, readOnly: tool.readOnly === true, destructive: tool.destructive === true,
-  ...(tool.kind === "sink" ? { events: tool.events ?? [] } : {}),
-});
-const same = (a: Draft, b: Draft) => JSON.stringify(a) === JSON.stringify(b);
+import { ErrorBox, Loading } from "../lib/ui.tsx";
 
 type Tab = "run" | "parameters" | "schema" | "libs" | "history" | "settings" | "events" | "deliveries";
 
 export function ToolEditor({ id, me }: { id: string; me: Me }) {
-  const [tool, setTool] = useState<Tool | null>(null);
-  const [loadError, setLoadError] = useState<ApiError | null>(null);
-  const [draft, setDraft] = useState<Draft | null>(null);
   const [modules, setModules] = useState<EditorModule[]>([]);
   const [diagnostics, setDiagnostics] = useState<Diagnostic[]>([]);
   const [tab, setTab] = useState<Tab>("run");
-  const [saving, setSaving] = useState(false);
-  const [saveError, setSaveError] = useState<ApiError | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [revision, setRevision] = useState(0);
   const view = useRef<EditorView | null>(null);
+  const { tool, draft, loadError, dirty, revision, saving, saveError, notice, patch, replace, adopt, save } = useToolDraft(id, setDiagnostics);
 
   useEffect(() => {
-    get<{ tool: Tool }>(`/api/tools/${encodeURIComponent(id)}`).then(({ tool }) => {
-      setTool(tool);
-      setDraft(draftOf(tool));
-    }, (e) => setLoadError(asApiError(e)));
     get<{ modules: EditorModule[] }>("/api/editor/modules").then((r) => setModules(r.modules), () => {});
-  }, [id]);
+  }, []);
 
-  const dirty = !!tool && !!draft && !same(draftOf(tool), draft);
   const dirtyRef = useRef(dirty);
   dirtyRef.current = dirty;
   useEffect(() => {
@@ -66,22 +47,6 @@ export function ToolEditor({ id, me }: { id: string; me: Me }) {
   }, []);
 
   const saveRef = useRef<() => void>(() => {});
-  const save = async () => {
-    if (!tool || !draft || !tool.mine || saving) return;
-    setSaving(true);
-    setSaveError(null);
-    try {
-      const saved = await api<{ tool: Tool; diagnostics: Diagnostic[] }>("PUT", `/api/tools/${encodeURIComponent(tool.id)}`, { ...draft, expectedVersion: tool.version });
-      setTool(saved.tool);
-      setDraft(draftOf(saved.tool));
-      setDiagnostics(saved.diagnostics);
-      setNotice(`Saved as version ${saved.tool.version}.`);
-    } catch (e) {
-      setSaveError(asApiError(e));
-    } finally {
-      setSaving(false);
-    }
-  };
   saveRef.current = save;
 
   const runSource: RunSource | null = useMemo(() => {
@@ -93,15 +58,10 @@ export function ToolEditor({ id, me }: { id: string; me: Me }) {
   if (!tool || !draft) return <Loading what="the tool" />;
 
   const readOnly = !tool.mine;
-  const patch = (p: Partial<Draft>) => {
-    setNotice(null);
-    setDraft({ ...draft, ...p });
-  };
-  const restore = (v: SavedVersion) => {
-    setDraft({ ...draft, name: v.tool.name, description: v.tool.description, language: v.tool.language, parameters: v.tool.parameters, code: v.tool.code, sharing: v.tool.sharing, active: v.tool.active, readOnly: v.tool.readOnly === true, destructive: v.tool.destructive === true });
-    setRevision((r) => r + 1);
-    setNotice(`Version ${v.version} restored into the editor. Save to make it the current version.`);
-  };
+  const restore = (v: SavedVersion) => replace(
+    { ...draft, name: v.tool.name, description: v.tool.description, language: v.tool.language, parameters: v.tool.parameters, code: v.tool.code, sharing: v.tool.sharing, active: v.tool.active, readOnly: v.tool.readOnly === true, destructive: v.tool.destructive === true },
+    `Version ${v.version} restored into the editor. Save to make it the current version.`,
+  );
   const jump = (d: Diagnostic) => {
     const v = view.current;
     if (!v) return;
@@ -173,11 +133,7 @@ export function ToolEditor({ id, me }: { id: string; me: Me }) {
             {activeTab === "parameters" ? <ParamEditor key={revision} parameters={draft.parameters} readOnly={readOnly} onChange={(parameters: Parameter[]) => patch({ parameters })} /> : null}
             {activeTab === "schema" && tool.kind !== "sink" ? <SchemaPreview draft={draft} kind={tool.kind} /> : null}
             {activeTab === "libs" ? (
-              <LibsPanel tool={tool} dirty={dirty} onUpdated={(updated, note) => {
-                setTool(updated);
-                setDraft(draftOf(updated));
-                setNotice(note);
-              }} />
+              <LibsPanel tool={tool} dirty={dirty} onUpdated={adopt} />
             ) : null}
             {activeTab === "events" ? <EventsPanel events={draft.events ?? []} readOnly={readOnly} onChange={(events) => patch({ events })} /> : null}
             {activeTab === "deliveries" ? <DeliveriesPanel sinkId={tool.id} /> : null}

