@@ -78,3 +78,81 @@ test("edits typed while a save is in flight stay unsaved, and the next save stor
   assert.equal((await savedTool(id)).code, `${CODE}// first\n// second\n`);
   await context.close();
 });
+
+/** Signs in again through the form on the same page (its hash route is kept). */
+async function signInAgain(page: Page): Promise<void> {
+  await page.getByLabel("API token").fill(bob);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("navigation", { name: "Main" }).waitFor();
+}
+
+/** Ends the session as expiry would: the cookie is gone, so the next request (lint) answers 401. */
+async function endSessionWhileTyping(page: Page, text: string): Promise<void> {
+  await page.context().clearCookies();
+  await typeAtEnd(page, text);
+  await page.getByLabel("API token").waitFor();
+}
+
+test("a session that ends keeps the unsaved draft in the tab, and after signing in again it can be restored and saved", async () => {
+  const id = await newTool("expiry");
+  const { page, context } = await signIn(browser, app, bob);
+  await openEditor(page, id);
+  await typeAtEnd(page, "// kept\n");
+  await endSessionWhileTyping(page, "// also kept\n");
+  await signInAgain(page);
+  const offer = page.getByRole("region", { name: "Unsaved changes found" });
+  await offer.waitFor();
+  assert.match((await offer.textContent()) ?? "", /made to version 1/);
+  assert.equal(await saveStatus(page), "All changes saved", "nothing is applied before the user chooses");
+  await offer.getByRole("button", { name: "Restore my unsaved changes" }).click();
+  assert.equal(await offer.count(), 0);
+  assert.equal(await editorText(page), `${CODE}// kept\n// also kept\n`);
+  assert.equal(await saveStatus(page), "Unsaved changes");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await page.getByText("Saved as version 2").waitFor();
+  assert.equal((await savedTool(id)).code, `${CODE}// kept\n// also kept\n`);
+  // Saved: nothing is offered any more.
+  await page.reload();
+  await page.locator(".cm-content").waitFor();
+  assert.equal(await page.getByRole("region", { name: "Unsaved changes found" }).count(), 0);
+  await context.close();
+});
+
+test("a kept draft can be discarded: the saved version stays and it is not offered again", async () => {
+  const id = await newTool("expiry-discard");
+  const { page, context } = await signIn(browser, app, bob);
+  await openEditor(page, id);
+  await typeAtEnd(page, "// unwanted\n");
+  await endSessionWhileTyping(page, "// more\n");
+  await signInAgain(page);
+  const offer = page.getByRole("region", { name: "Unsaved changes found" });
+  await offer.getByRole("button", { name: "Discard them" }).click();
+  assert.equal(await offer.count(), 0);
+  assert.equal(await editorText(page), CODE);
+  await page.reload();
+  await page.locator(".cm-content").waitFor();
+  assert.equal(await page.getByRole("region", { name: "Unsaved changes found" }).count(), 0);
+  await context.close();
+});
+
+test("Sign out with unsaved changes asks first: Cancel keeps the session and the draft, OK signs out and drops it", async () => {
+  const id = await newTool("sign-out");
+  const { page, context } = await signIn(browser, app, bob);
+  await openEditor(page, id);
+  await typeAtEnd(page, "// draft\n");
+  // The first question is answered Cancel, the second OK; any further one would be a double ask.
+  const asked: string[] = [];
+  page.on("dialog", (d) => (asked.push(d.message()), void (asked.length === 1 ? d.dismiss() : d.accept())));
+  await page.getByRole("button", { name: "Sign out" }).click();
+  assert.match(asked[0] ?? "(not asked)", /unsaved changes/);
+  assert.equal(await editorText(page), `${CODE}// draft\n`);
+  assert.equal((await page.request.get("/api/me", { headers: { "x-knot-csrf": "1" } })).status(), 200, "still signed in");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByLabel("API token").waitFor();
+  await signInAgain(page);
+  await openEditor(page, id);
+  assert.equal(await editorText(page), CODE);
+  assert.equal(await page.getByRole("region", { name: "Unsaved changes found" }).count(), 0, "signing out on purpose leaves no draft behind");
+  assert.equal(asked.length, 2, `asked once per Sign out: ${JSON.stringify(asked)}`);
+  await context.close();
+});

@@ -326,7 +326,10 @@ test("usable on a narrow window, then sign out ends the session", async () => {
 
   const { page, context } = bob;
   const cookie = (await context.cookies()).find((c) => c.name === "knot_session")!;
+  // The "slow" tool's editor still has unsaved code: leave it without saving when asked.
+  page.once("dialog", (d) => void d.accept());
   await page.goto("/#/tools");
+  await page.getByRole("button", { name: "New tool or lib" }).waitFor();
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.getByLabel("API token").waitFor();
   assert.equal((await context.cookies()).some((c) => c.name === "knot_session"), false);

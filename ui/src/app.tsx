@@ -1,7 +1,8 @@
 /** The shell: who is signed in, the navigation (with plugin pages the user passes), and the views. */
 import { useEffect, useState } from "preact/hooks";
+import { forgetAllDrafts } from "./editor/draft-store.ts";
 import { api, get, SIGNED_OUT_EVENT, type Me } from "./lib/api.ts";
-import { href, navigate, useRoute } from "./lib/router.ts";
+import { href, mayLeave, navigate, useRoute } from "./lib/router.ts";
 import { Loading } from "./lib/ui.tsx";
 import { AuditView } from "./views/audit.tsx";
 import { ConsentView } from "./views/consent.tsx";
@@ -43,6 +44,8 @@ export function App() {
   if (/^\/oauth\/interaction\/[^/]+$/.test(window.location.pathname)) return <ConsentView path={window.location.pathname} me={me} />;
 
   const signOut = async () => {
+    if (!mayLeave()) return; // unsaved work: the editor asks first
+    forgetAllDrafts();
     await api("DELETE", "/api/session").catch(() => {});
     setMe(null);
     navigate();

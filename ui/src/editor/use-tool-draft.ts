@@ -1,12 +1,14 @@
 /**
- * One tool's draft in the editor, against the saved version it is based on (`tool`): load, patch,
- * replace, save. A save sends that version as `expectedVersion`, so the server refuses to
- * overwrite a version someone saved meanwhile.
+ * One tool's draft in the editor, against the saved version it is based on: load, patch, replace,
+ * save. A save sends that version as `expectedVersion`, so the server refuses to overwrite a
+ * version someone saved meanwhile. While the draft is unsaved it is also kept in the tab
+ * (draft-store.ts); a kept draft found on opening the tool is offered back (`recovered`).
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, get, type ApiError, type Diagnostic, type Tool } from "../lib/api.ts";
 import { asApiError } from "../lib/ui.tsx";
 import { draftOf, same, type Draft } from "./draft.ts";
+import { forgetDraft, keepDraft, storedDraft, type StoredDraft } from "./draft-store.ts";
 
 export interface ToolDraft {
   tool: Tool | null;
@@ -24,10 +26,19 @@ export interface ToolDraft {
   /** Takes a version saved by other means (Update libs) as both base and draft. */
   adopt(tool: Tool, notice: string): void;
   save(): Promise<void>;
+  /** Unsaved changes kept in this tab from an earlier editor (say, before the session ended), not applied until restored. */
+  recovered: StoredDraft | null;
+  restoreRecovered(): void;
+  discardRecovered(): void;
+  /** Drops the kept draft: the user chose to leave without saving. */
+  forgetKept(): void;
 }
 
-export function useToolDraft(id: string, onDiagnostics: (diagnostics: Diagnostic[]) => void): ToolDraft {
-  const [tool, setTool] = useState<Tool | null>(null);
+export function useToolDraft(id: string, userId: string, onDiagnostics: (diagnostics: Diagnostic[]) => void): ToolDraft {
+  const [tool, setToolState] = useState<Tool | null>(null);
+  // The version the draft was made to: the tool's, unless a kept draft made to an older one was restored.
+  const [basedOn, setBasedOn] = useState(0);
+  const [recovered, setRecovered] = useState<StoredDraft | null>(null);
   const [draft, setDraftState] = useState<Draft | null>(null);
   const [loadError, setLoadError] = useState<ApiError | null>(null);
   const [revision, setRevision] = useState(0);
@@ -40,13 +51,27 @@ export function useToolDraft(id: string, onDiagnostics: (diagnostics: Diagnostic
     draftRef.current = next;
     setDraftState(next);
   };
+  const setTool = (next: Tool) => {
+    setToolState(next);
+    setBasedOn(next.version);
+  };
+  const dirty = !!tool && !!draft && !same(draftOf(tool), draft);
 
   useEffect(() => {
     get<{ tool: Tool }>(`/api/tools/${encodeURIComponent(id)}`).then(({ tool }) => {
       setTool(tool);
       setDraft(draftOf(tool));
+      const kept = tool.mine ? storedDraft(userId, id) : null;
+      if (kept && !same(kept.draft, draftOf(tool))) setRecovered(kept);
     }, (e) => setLoadError(asApiError(e)));
   }, [id]);
+
+  // Keep the draft in the tab while it is unsaved; not while a kept one waits for the user's choice.
+  useEffect(() => {
+    if (!tool?.mine || !draft || recovered) return;
+    if (dirty) keepDraft(userId, id, { version: basedOn, draft });
+    else forgetDraft(userId, id);
+  }, [tool, draft, basedOn, recovered]);
 
   const save = async () => {
     const sent = draftRef.current;
@@ -54,7 +79,7 @@ export function useToolDraft(id: string, onDiagnostics: (diagnostics: Diagnostic
     setSaving(true);
     setSaveError(null);
     try {
-      const saved = await api<{ tool: Tool; diagnostics: Diagnostic[] }>("PUT", `/api/tools/${encodeURIComponent(tool.id)}`, { ...sent, expectedVersion: tool.version });
+      const saved = await api<{ tool: Tool; diagnostics: Diagnostic[] }>("PUT", `/api/tools/${encodeURIComponent(tool.id)}`, { ...sent, expectedVersion: basedOn });
       setTool(saved.tool);
       onDiagnostics(saved.diagnostics);
       // Typing went on while the save was out: keep those edits (unsaved), now based on the saved version.
@@ -69,8 +94,7 @@ export function useToolDraft(id: string, onDiagnostics: (diagnostics: Diagnostic
   };
 
   return {
-    tool, draft, loadError, revision, saving, saveError, notice, save,
-    dirty: !!tool && !!draft && !same(draftOf(tool), draft),
+    tool, draft, loadError, dirty, revision, saving, saveError, notice, save, recovered,
     patch: (p) => {
       if (!draftRef.current) return;
       setNotice(null);
@@ -86,5 +110,20 @@ export function useToolDraft(id: string, onDiagnostics: (diagnostics: Diagnostic
       setDraft(draftOf(next));
       setNotice(note);
     },
+    restoreRecovered: () => {
+      if (!recovered || !tool) return;
+      setDraft(recovered.draft);
+      setBasedOn(recovered.version);
+      setRevision((r) => r + 1);
+      setRecovered(null);
+      setNotice(recovered.version === tool.version
+        ? "Your unsaved changes are back in the editor. Save to keep them."
+        : `Your unsaved changes are back in the editor. They were made to version ${recovered.version}; the tool is now at version ${tool.version}, so saving will not silently replace it.`);
+    },
+    discardRecovered: () => {
+      forgetDraft(userId, id);
+      setRecovered(null);
+    },
+    forgetKept: () => forgetDraft(userId, id),
   };
 }

@@ -26,12 +26,17 @@ export function setLeaveGuard(guard: (() => boolean) | null): void {
   leaveGuard = guard;
 }
 
+/** Asks the current view's guard (if any) whether the user may leave it; false: stay. */
+export function mayLeave(): boolean {
+  return !leaveGuard || leaveGuard();
+}
+
 export function useRoute(): string[] {
   const [route, setRoute] = useState(currentRoute);
   useEffect(() => {
     let last = window.location.hash;
     const onChange = () => {
-      if (leaveGuard && !leaveGuard()) {
+      if (!mayLeave()) {
         history.replaceState(null, "", last);
         return;
       }

@@ -1,7 +1,7 @@
 /**
  * The tool editor: code (CodeMirror, lint as you type, completion), parameters with the schema
  * an assistant will receive, sharing and settings, Save (a new version each time) with history,
- * diff and restore, and the run panel. Unsaved changes are guarded.
+ * diff and restore, and the run panel. Unsaved changes are guarded, and kept in the tab until saved.
  */
 import type { EditorView } from "@codemirror/view";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
@@ -14,9 +14,11 @@ import { RunPanel, type RunSource } from "../editor/run-panel.tsx";
 import { SchemaPreview } from "../editor/schema-preview.tsx";
 import { SettingsPanel } from "../editor/settings-panel.tsx";
 import { DeliveriesPanel, EventsPanel } from "../editor/sink-panels.tsx";
+import { RecoveredDraft } from "../editor/recovered-draft.tsx";
+import { useLeaveGuard } from "../editor/use-leave-guard.ts";
 import { useToolDraft } from "../editor/use-tool-draft.ts";
 import { get, type Diagnostic, type Me, type Parameter } from "../lib/api.ts";
-import { href, setLeaveGuard } from "../lib/router.ts";
+import { href } from "../lib/router.ts";
 import { ErrorBox, Loading } from "../lib/ui.tsx";
 
 type Tab = "run" | "parameters" | "schema" | "libs" | "history" | "settings" | "events" | "deliveries";
@@ -26,24 +28,12 @@ export function ToolEditor({ id, me }: { id: string; me: Me }) {
   const [diagnostics, setDiagnostics] = useState<Diagnostic[]>([]);
   const [tab, setTab] = useState<Tab>("run");
   const view = useRef<EditorView | null>(null);
-  const { tool, draft, loadError, dirty, revision, saving, saveError, notice, patch, replace, adopt, save } = useToolDraft(id, setDiagnostics);
+  const toolDraft = useToolDraft(id, me.id, setDiagnostics);
+  const { tool, draft, loadError, dirty, revision, saving, saveError, notice, patch, replace, adopt, save } = toolDraft;
+  useLeaveGuard(dirty, toolDraft.forgetKept);
 
   useEffect(() => {
     get<{ modules: EditorModule[] }>("/api/editor/modules").then((r) => setModules(r.modules), () => {});
-  }, []);
-
-  const dirtyRef = useRef(dirty);
-  dirtyRef.current = dirty;
-  useEffect(() => {
-    const beforeUnload = (e: BeforeUnloadEvent) => {
-      if (dirtyRef.current) e.preventDefault();
-    };
-    window.addEventListener("beforeunload", beforeUnload);
-    setLeaveGuard(() => !dirtyRef.current || window.confirm("You have unsaved changes. Leave without saving?"));
-    return () => {
-      window.removeEventListener("beforeunload", beforeUnload);
-      setLeaveGuard(null);
-    };
   }, []);
 
   const saveRef = useRef<() => void>(() => {});
@@ -89,6 +79,7 @@ export function ToolEditor({ id, me }: { id: string; me: Me }) {
           {readOnly ? null : <button type="button" class="primary" onClick={save} disabled={!dirty || saving} title="Save (Ctrl+S)">{saving ? "Saving…" : "Save"}</button>}
         </div>
       </header>
+      {toolDraft.recovered ? <RecoveredDraft kept={toolDraft.recovered} currentVersion={tool.version} onRestore={toolDraft.restoreRecovered} onDiscard={toolDraft.discardRecovered} /> : null}
       <ErrorBox error={saveError} title="Could not save" />
       {notice ? <div class="notice" role="status">{notice}</div> : null}
       <div class="editor-grid">
