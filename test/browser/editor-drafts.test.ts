@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { request, type TestApp } from "../helpers/fixtures.ts";
-import { ensureUiBuilt, launchBrowser, signIn, startApp } from "./browser-helpers.ts";
+import { ensureUiBuilt, launchBrowser, screenshot, signIn, startApp } from "./browser-helpers.ts";
 
 let app: TestApp;
 let browser: Browser;
@@ -104,6 +104,7 @@ test("a session that ends keeps the unsaved draft in the tab, and after signing 
   await offer.waitFor();
   assert.match((await offer.textContent()) ?? "", /made to version 1/);
   assert.equal(await saveStatus(page), "All changes saved", "nothing is applied before the user chooses");
+  await screenshot(page, "editor-recovered-draft");
   await offer.getByRole("button", { name: "Restore my unsaved changes" }).click();
   assert.equal(await offer.count(), 0);
   assert.equal(await editorText(page), `${CODE}// kept\n// also kept\n`);
@@ -154,5 +155,89 @@ test("Sign out with unsaved changes asks first: Cancel keeps the session and the
   assert.equal(await editorText(page), CODE);
   assert.equal(await page.getByRole("region", { name: "Unsaved changes found" }).count(), 0, "signing out on purpose leaves no draft behind");
   assert.equal(asked.length, 2, `asked once per Sign out: ${JSON.stringify(asked)}`);
+  await context.close();
+});
+
+/** Saves a new version from elsewhere (another tab, a client), as the owner. */
+async function saveElsewhere(id: string, body: Record<string, unknown>): Promise<void> {
+  const res = await request(`${app.url}/api/tools/${encodeURIComponent(id)}`, bob, { method: "PUT", body: JSON.stringify(body) });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+}
+
+const THEIRS = "export default () => 'theirs';\n";
+
+test("a save conflict keeps my draft and offers Overwrite with my version, which saves it over the latest", async () => {
+  const id = await newTool("conflict-mine");
+  const { page, context } = await signIn(browser, app, bob);
+  await openEditor(page, id);
+  await typeAtEnd(page, "// mine\n");
+  await saveElsewhere(id, { code: THEIRS });
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  const conflict = page.getByRole("region", { name: "Save conflict" });
+  await conflict.waitFor();
+  assert.match((await conflict.textContent()) ?? "", /saved as version 2 elsewhere.*you were editing version 1/s);
+  assert.equal(await page.getByText("Reload it and save again").count(), 0, "no advice that would lose the draft");
+  assert.equal(await editorText(page), `${CODE}// mine\n`);
+  assert.equal(await saveStatus(page), "Unsaved changes");
+  await conflict.getByRole("button", { name: "Compare theirs with mine" }).click();
+  await conflict.locator(".cm-mergeView").waitFor();
+  await screenshot(page, "editor-save-conflict");
+  await conflict.getByRole("button", { name: "Overwrite with my version" }).click();
+  await page.getByText("Saved as version 3").waitFor();
+  assert.equal(await conflict.count(), 0);
+  assert.equal(await saveStatus(page), "All changes saved");
+  assert.equal((await savedTool(id)).code, `${CODE}// mine\n`);
+  await context.close();
+});
+
+test("a save conflict can be resolved with Discard mine and load theirs", async () => {
+  const id = await newTool("conflict-theirs");
+  const { page, context } = await signIn(browser, app, bob);
+  await openEditor(page, id);
+  await typeAtEnd(page, "// mine\n");
+  await saveElsewhere(id, { code: THEIRS });
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  const conflict = page.getByRole("region", { name: "Save conflict" });
+  await conflict.getByRole("button", { name: "Discard mine and load theirs" }).click();
+  assert.equal(await conflict.count(), 0);
+  assert.equal(await editorText(page), THEIRS);
+  assert.equal(await saveStatus(page), "All changes saved");
+  assert.match((await page.locator("h1").textContent()) ?? "", /v2/);
+  // Based on version 2 now: the next save is no conflict.
+  await typeAtEnd(page, "// after\n");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await page.getByText("Saved as version 3").waitFor();
+  assert.equal((await savedTool(id)).code, `${THEIRS}// after\n`);
+  await context.close();
+});
+
+test("a restored draft made to an older version is not saved over the newer one without asking", async () => {
+  const id = await newTool("stale-restore");
+  const { page, context } = await signIn(browser, app, bob);
+  await openEditor(page, id);
+  await typeAtEnd(page, "// kept\n");
+  await endSessionWhileTyping(page, "// more\n");
+  await saveElsewhere(id, { code: THEIRS });
+  await signInAgain(page);
+  const offer = page.getByRole("region", { name: "Unsaved changes found" });
+  assert.match((await offer.textContent()) ?? "", /made to version 1; the tool is now at version 2/);
+  await offer.getByRole("button", { name: "Restore my unsaved changes" }).click();
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await page.getByRole("region", { name: "Save conflict" }).waitFor();
+  assert.equal((await savedTool(id)).code, THEIRS);
+  await context.close();
+});
+
+test("a name clash (also CONFLICT) is shown as an error, not as a version conflict", async () => {
+  await newTool("taken");
+  const id = await newTool("clash");
+  const { page, context } = await signIn(browser, app, bob);
+  await openEditor(page, id);
+  await page.getByRole("tab", { name: "Settings" }).click();
+  await page.getByLabel("Name", { exact: true }).fill("taken");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await page.getByText("Could not save").waitFor();
+  assert.match((await page.locator(".error-box").textContent()) ?? "", /already has a tool named "taken"/);
+  assert.equal(await page.getByRole("region", { name: "Save conflict" }).count(), 0);
   await context.close();
 });

@@ -32,6 +32,14 @@ export interface ToolDraft {
   discardRecovered(): void;
   /** Drops the kept draft: the user chose to leave without saving. */
   forgetKept(): void;
+  /** The saved version the draft was made to, which a save expects. */
+  basedOn: number;
+  /** The latest saved version, when a save was refused because it was saved meanwhile (CONFLICT); the draft stays. */
+  conflict: Tool | null;
+  /** Saves the draft over `conflict`. */
+  overwrite(): void;
+  /** Drops the draft for `conflict`. */
+  takeTheirs(): void;
 }
 
 export function useToolDraft(id: string, userId: string, onDiagnostics: (diagnostics: Diagnostic[]) => void): ToolDraft {
@@ -39,6 +47,7 @@ export function useToolDraft(id: string, userId: string, onDiagnostics: (diagnos
   // The version the draft was made to: the tool's, unless a kept draft made to an older one was restored.
   const [basedOn, setBasedOn] = useState(0);
   const [recovered, setRecovered] = useState<StoredDraft | null>(null);
+  const [conflict, setConflict] = useState<Tool | null>(null);
   const [draft, setDraftState] = useState<Draft | null>(null);
   const [loadError, setLoadError] = useState<ApiError | null>(null);
   const [revision, setRevision] = useState(0);
@@ -73,13 +82,14 @@ export function useToolDraft(id: string, userId: string, onDiagnostics: (diagnos
     else forgetDraft(userId, id);
   }, [tool, draft, basedOn, recovered]);
 
-  const save = async () => {
+  const save = async (expectedVersion = basedOn) => {
     const sent = draftRef.current;
     if (!tool || !sent || !tool.mine || saving) return;
     setSaving(true);
     setSaveError(null);
+    setConflict(null);
     try {
-      const saved = await api<{ tool: Tool; diagnostics: Diagnostic[] }>("PUT", `/api/tools/${encodeURIComponent(tool.id)}`, { ...sent, expectedVersion: basedOn });
+      const saved = await api<{ tool: Tool; diagnostics: Diagnostic[] }>("PUT", `/api/tools/${encodeURIComponent(tool.id)}`, { ...sent, expectedVersion });
       setTool(saved.tool);
       onDiagnostics(saved.diagnostics);
       // Typing went on while the save was out: keep those edits (unsaved), now based on the saved version.
@@ -87,14 +97,19 @@ export function useToolDraft(id: string, userId: string, onDiagnostics: (diagnos
       if (!typedSince) setDraft(draftOf(saved.tool));
       setNotice(`Saved as version ${saved.tool.version}.${typedSince ? " Your edits since are not saved yet." : ""}`);
     } catch (e) {
-      setSaveError(asApiError(e));
+      const error = asApiError(e);
+      // CONFLICT is also a name clash: a version conflict only if the tool moved past the expected version.
+      const latest = error.code === "CONFLICT" ? await get<{ tool: Tool }>(`/api/tools/${encodeURIComponent(tool.id)}`).then((r) => r.tool, () => null) : null;
+      if (latest && latest.version !== expectedVersion) setConflict(latest);
+      else setSaveError(error);
     } finally {
       setSaving(false);
     }
   };
 
   return {
-    tool, draft, loadError, dirty, revision, saving, saveError, notice, save, recovered,
+    tool, draft, loadError, dirty, revision, saving, saveError, notice, recovered, conflict, basedOn,
+    save: () => save(),
     patch: (p) => {
       if (!draftRef.current) return;
       setNotice(null);
@@ -125,5 +140,16 @@ export function useToolDraft(id: string, userId: string, onDiagnostics: (diagnos
       setRecovered(null);
     },
     forgetKept: () => forgetDraft(userId, id),
+    overwrite: () => {
+      if (conflict) void save(conflict.version);
+    },
+    takeTheirs: () => {
+      if (!conflict) return;
+      setTool(conflict);
+      setDraft(draftOf(conflict));
+      setRevision((r) => r + 1);
+      setConflict(null);
+      setNotice(`Your changes were discarded: the editor shows version ${conflict.version}.`);
+    },
   };
 }

@@ -11,6 +11,7 @@ import { HistoryPanel, type SavedVersion } from "../editor/history-panel.tsx";
 import { LibsPanel } from "../editor/libs-panel.tsx";
 import { ParamEditor } from "../editor/param-editor.tsx";
 import { RunPanel, type RunSource } from "../editor/run-panel.tsx";
+import { SaveConflict } from "../editor/save-conflict.tsx";
 import { SchemaPreview } from "../editor/schema-preview.tsx";
 import { SettingsPanel } from "../editor/settings-panel.tsx";
 import { DeliveriesPanel, EventsPanel } from "../editor/sink-panels.tsx";
@@ -80,6 +81,7 @@ export function ToolEditor({ id, me }: { id: string; me: Me }) {
         </div>
       </header>
       {toolDraft.recovered ? <RecoveredDraft kept={toolDraft.recovered} currentVersion={tool.version} onRestore={toolDraft.restoreRecovered} onDiscard={toolDraft.discardRecovered} /> : null}
+      {toolDraft.conflict ? <SaveConflict latest={toolDraft.conflict} basedOn={toolDraft.basedOn} mine={draft.code} saving={saving} onOverwrite={toolDraft.overwrite} onTakeTheirs={toolDraft.takeTheirs} /> : null}
       <ErrorBox error={saveError} title="Could not save" />
       {notice ? <div class="notice" role="status">{notice}</div> : null}
       <div class="editor-grid">
