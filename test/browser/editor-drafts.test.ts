@@ -241,3 +241,56 @@ test("a name clash (also CONFLICT) is shown as an error, not as a version confli
   assert.equal(await page.getByRole("region", { name: "Save conflict" }).count(), 0);
   await context.close();
 });
+
+const SLOW = `import { getString, progress } from "knot:tool";
+import { call } from "knot:plugin";
+export default async function () {
+  for (let i = 0; i < 100; i++) {
+    progress(i, 100, "step " + i);
+    await call("demo", "lib_exports");
+    const t = Date.now();
+    while (Date.now() - t < 20) {}
+  }
+  return "done " + getString("word");
+}
+`;
+
+async function newSlowTool(name: string): Promise<string> {
+  const res = await request(`${app.url}/api/tools`, bob, { method: "POST", body: JSON.stringify({ name, code: SLOW, parameters: [{ name: "word", type: "string", required: true }] }) });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body.tool.id;
+}
+
+async function startRun(page: Page, word: string): Promise<void> {
+  await page.getByLabel(/^word/).fill(word);
+  await page.getByRole("button", { name: "Run", exact: true }).click();
+  await page.locator(".run-progress").getByText(/\d+ \/ 100 step/).waitFor();
+}
+
+test("switching tabs while a tool runs does not cancel the run", async () => {
+  const id = await newSlowTool("slow-tabs");
+  const { page, context } = await signIn(browser, app, bob);
+  await openEditor(page, id);
+  await startRun(page, "hello");
+  await page.getByRole("tab", { name: "History" }).click();
+  await page.getByRole("tab", { name: "Run" }).click();
+  await page.locator(".result-text").waitFor({ timeout: 30_000 });
+  assert.equal(await page.locator(".result-text").textContent(), "done hello");
+  assert.equal(await page.getByText(/Run cancelled/).count(), 0);
+  await context.close();
+});
+
+test("editing a parameter while a tool runs does not cancel the run, and keeps the typed arguments", async () => {
+  const id = await newSlowTool("slow-params");
+  const { page, context } = await signIn(browser, app, bob);
+  await openEditor(page, id);
+  await startRun(page, "there");
+  await page.getByRole("tab", { name: "Parameters" }).click();
+  await page.getByLabel("Description").first().fill("The word to greet.");
+  await page.getByRole("tab", { name: "Run" }).click();
+  await page.locator(".result-text").waitFor({ timeout: 30_000 });
+  assert.equal(await page.locator(".result-text").textContent(), "done there");
+  assert.equal(await page.getByText(/Run cancelled/).count(), 0);
+  assert.equal(await page.getByLabel(/^word/).inputValue(), "there");
+  await context.close();
+});

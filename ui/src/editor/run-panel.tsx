@@ -45,7 +45,10 @@ export function argumentsOf(parameters: Parameter[], values: Record<string, stri
 }
 
 export function RunPanel({ source, parameters, label }: { source: RunSource; parameters: Parameter[]; label: string }) {
-  const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(parameters.map((p) => [p.name, initialValue(p)])));
+  // Only what the user typed, by name: the panel stays mounted while parameters are edited (a remount
+  // would cancel a run), so a new or renamed parameter shows its default without a reset.
+  const [typed, setTyped] = useState<Record<string, string>>({});
+  const values = Object.fromEntries(parameters.map((p) => [p.name, typed[p.name] ?? initialValue(p)]));
   const [state, setState] = useState<RunState>(IDLE);
   const [now, setNow] = useState(Date.now());
   const abort = useRef<AbortController | null>(null);
@@ -95,7 +98,7 @@ export function RunPanel({ source, parameters, label }: { source: RunSource; par
     <div class="run-panel">
       <form onSubmit={run} class="stack" aria-label={`Run ${label}`}>
         {parameters.length === 0 ? <p class="hint small">This tool takes no arguments.</p> : null}
-        {parameters.map((p) => <ArgField key={p.name} parameter={p} value={values[p.name] ?? ""} error={errors[p.name]} onInput={(v) => setValues((current) => ({ ...current, [p.name]: v }))} helpers={fieldHandlers} />)}
+        {parameters.map((p) => <ArgField key={p.name} parameter={p} value={values[p.name] ?? ""} error={errors[p.name]} onInput={(v) => setTyped((current) => ({ ...current, [p.name]: v }))} helpers={fieldHandlers} />)}
         <div class="actions left">
           <button type="submit" class="primary" disabled={state.running}>Run</button>
           {state.running ? <button type="button" class="danger" onClick={cancel}>Cancel</button> : null}

@@ -117,11 +117,12 @@ export function ToolEditor({ id, me }: { id: string; me: Me }) {
             ))}
           </div>
           <div role="tabpanel" id={`panel-${activeTab}`} aria-labelledby={`tab-${activeTab}`} class="tab-panel">
-            {activeTab === "run" && runSource ? (
-              <>
+            {/* Mounted while other tabs show: unmounting it would cancel a run in progress. */}
+            {tool.kind === "tool" && runSource ? (
+              <div hidden={activeTab !== "run"}>
                 {tool.mine && dirty ? <p class="hint small">Runs the editor's unsaved code as a draft.</p> : null}
-                <RunPanel key={JSON.stringify(draft.parameters)} source={runSource} parameters={draft.parameters} label={draft.name} />
-              </>
+                <RunPanel source={runSource} parameters={draft.parameters} label={draft.name} />
+              </div>
             ) : null}
             {activeTab === "parameters" ? <ParamEditor key={revision} parameters={draft.parameters} readOnly={readOnly} onChange={(parameters: Parameter[]) => patch({ parameters })} /> : null}
             {activeTab === "schema" && tool.kind !== "sink" ? <SchemaPreview draft={draft} kind={tool.kind} /> : null}
