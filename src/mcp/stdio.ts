@@ -38,6 +38,8 @@ class LineTransport implements Transport {
   readonly #setAside: SetAside;
   readonly #closedListeners: (() => void)[] = [];
   #buffer = "";
+  /** The rest of an oversized line is being dropped (up to its newline): it was refused whole. */
+  #discarding = false;
   #ended = false;
   #closed = false;
   #drainTimer: NodeJS.Timeout | null = null;
@@ -60,19 +62,30 @@ class LineTransport implements Transport {
   }
 
   readonly #onData = (chunk: string) => {
-    this.#buffer += chunk;
-    if (this.#buffer.length > MAX_LINE_BYTES && !this.#buffer.includes("\n")) {
-      this.#buffer = "";
-      this.#reply({ jsonrpc: "2.0", id: null, error: { code: -32600, message: `Invalid Request: a line longer than ${MAX_LINE_BYTES} bytes` } });
-      return;
+    if (this.#discarding) {
+      const newline = chunk.indexOf("\n");
+      if (newline < 0) return;
+      this.#discarding = false;
+      chunk = chunk.slice(newline + 1);
     }
+    this.#buffer += chunk;
     let newline: number;
     while ((newline = this.#buffer.indexOf("\n")) >= 0) {
       const line = this.#buffer.slice(0, newline).replace(/\r$/, "");
       this.#buffer = this.#buffer.slice(newline + 1);
-      if (line.trim() !== "") this.#onLine(line);
+      if (line.length > MAX_LINE_BYTES) this.#refuseOversized();
+      else if (line.trim() !== "") this.#onLine(line);
+    }
+    if (this.#buffer.length > MAX_LINE_BYTES) {
+      this.#buffer = "";
+      this.#discarding = true;
+      this.#refuseOversized();
     }
   };
+
+  #refuseOversized(): void {
+    this.#reply({ jsonrpc: "2.0", id: null, error: { code: -32600, message: `Invalid Request: a line longer than ${MAX_LINE_BYTES} bytes` } });
+  }
 
   #onLine(line: string): void {
     let message: unknown;
@@ -90,11 +103,23 @@ class LineTransport implements Transport {
     }
     if (typeof m.method === "string" && (typeof m.id === "string" || typeof m.id === "number")) this.#owed.add(m.id);
     this.onmessage?.(setAsideBadArguments(m, this.#setAside) as JSONRPCMessage);
+    // A cancelled request is never answered: it is owed nothing any more.
+    if (m.method === "notifications/cancelled") this.#settle((m.params as { requestId?: unknown } | undefined)?.requestId);
+  }
+
+  /** `id` needs no reply any more; once stdin has ended and nothing is owed, the connection closes. */
+  #settle(id: unknown): void {
+    if ((typeof id !== "string" && typeof id !== "number") || !this.#owed.delete(id)) return;
+    if (this.#ended && this.#owed.size === 0) void this.close();
   }
 
   readonly #onEnd = () => {
     if (this.#ended) return;
     this.#ended = true;
+    // A last line without its newline is still a line.
+    const last = this.#discarding ? "" : this.#buffer.replace(/\r$/, "");
+    this.#buffer = "";
+    if (last.trim() !== "") this.#onLine(last);
     if (this.#owed.size === 0) return void this.close();
     this.#drainTimer = setTimeout(() => void this.close(), DRAIN_MS);
     this.#drainTimer.unref();
@@ -108,10 +133,7 @@ class LineTransport implements Transport {
     if (this.#closed) return;
     const m = message as Record<string, unknown>;
     await new Promise<void>((resolve) => (this.#output.write(`${JSON.stringify(message)}\n`) ? resolve() : this.#output.once("drain", resolve)));
-    if (m.method === undefined && (typeof m.id === "string" || typeof m.id === "number")) {
-      this.#owed.delete(m.id);
-      if (this.#ended && this.#owed.size === 0) void this.close();
-    }
+    if (m.method === undefined) this.#settle(m.id);
   }
 
   async close(): Promise<void> {

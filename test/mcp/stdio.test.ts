@@ -100,3 +100,35 @@ test("stdio: a line that is not JSON gets -32700; replies still owed at stdin EO
   assert.ok(modernReplies.find((r) => r.id === 1)?.result?.supportedVersions?.includes("2026-07-28"), modern.stdout + modern.stderr);
   assert.equal(modernReplies.find((r) => r.id === 2)?.result?.structuredContent?.word, "new", modern.stdout);
 });
+
+test("stdio: a last line without a newline is answered, a cancelled call does not hold EOF open, and an oversized line is refused whole", async () => {
+  const dir = tempDir();
+  const db = path.join(dir, "knot.db");
+  const store = await openStore({ path: db });
+  const sam = await store.createUser({ name: "sam", isAdmin: false });
+  await store.grant({ subject: { kind: "user", userId: sam.id }, permission: "knot.mcp" });
+  await store.grant({ subject: { kind: "user", userId: sam.id }, permission: "plugin.demo.view_dashboard" });
+  await store.createUserTool(sam.id, parseUserToolInput({ name: "slow", code: `export default () => { const until = Date.now() + 4000; while (Date.now() < until) {} return "late"; };\n` }));
+  await store.close();
+  const _meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+  const call = (id: number, name: string, args: Record<string, unknown> = {}) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, _meta } });
+  const replies = (stdout: string) => stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  const mcp = (input: string) => cli(["mcp", "--user", "sam", "--db", db, "--plugins", EXAMPLE_PLUGINS], { cwd: dir, input });
+
+  const unterminated = mcp(call(1, "echo_word", { word: "last" })); // no trailing newline
+  assert.equal(replies(unterminated.stdout).find((r) => r.id === 1)?.result?.structuredContent?.word, "last", unterminated.stdout + unterminated.stderr);
+
+  const started = performance.now();
+  const cancelled = mcp(`${call(2, "slow")}\n${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "user gave up", _meta } })}\n`);
+  const took = performance.now() - started;
+  assert.equal(cancelled.code, 0, cancelled.stderr);
+  assert.equal(replies(cancelled.stdout).find((r) => r.id === 2), undefined, "a cancelled request gets no reply");
+  assert.ok(took < 20_000, `EOF waited ${Math.round(took)} ms for the reply of a cancelled call`);
+
+  // 11 MB of spaces then a valid message, on one line: the line is refused whole, its tail not run.
+  const oversized = mcp(`${" ".repeat(11 * 1024 * 1024)}${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list", params: { _meta } })}\n${call(8, "echo_word", { word: "after" })}\n`);
+  const got = replies(oversized.stdout);
+  assert.equal(got.filter((r) => r.error?.code === -32600).length, 1, oversized.stdout.slice(0, 500));
+  assert.equal(got.find((r) => r.id === 7), undefined, "the oversized line's tail was run as a message");
+  assert.equal(got.find((r) => r.id === 8)?.result?.structuredContent?.word, "after", "the next line is served");
+});
