@@ -109,8 +109,42 @@ export function startSinkDispatcher(deps: DispatcherDeps): SinkDispatcher {
   const retryAt = (attempts: number) =>
     new Date(Date.now() + Math.min(deps.settings.maxBackoffMs, deps.settings.backoffMs * 2 ** Math.min(attempts, 30))).toISOString();
 
+  /**
+   * Keeps the delivery's lease while its run goes on (a run may wait in the sandbox's queue first):
+   * renewed every third of it; if another claimer took the row meanwhile, the run is cancelled.
+   */
+  function holdLease(delivery: ClaimedDelivery) {
+    let lease = delivery.leaseUntil;
+    let lost = false;
+    let renewing: Promise<void> = Promise.resolve();
+    const cancel = new AbortController();
+    const timer = setInterval(() => {
+      renewing = renewing.then(async () => {
+        if (lost) return;
+        const next = new Date(Date.now() + deps.leaseMs).toISOString();
+        if (await deps.store.renewDelivery(delivery.id, lease, next)) lease = next;
+        else {
+          lost = true;
+          cancel.abort();
+          deps.logger.warn("a sink delivery lost its lease to another claimer: its run is cancelled", { deliveryId: delivery.id });
+        }
+      }).catch(() => {}); // a failed renewal is tried again at the next tick
+    }, Math.max(10, Math.floor(deps.leaseMs / 3)));
+    timer.unref();
+    return {
+      signal: cancel.signal,
+      /** Stops renewing; the lease to settle under, or null when it was lost. */
+      async release(): Promise<string | null> {
+        clearInterval(timer);
+        await renewing;
+        return lost ? null : lease;
+      },
+    };
+  }
+
   async function deliver(delivery: ClaimedDelivery): Promise<void> {
     const started = performance.now();
+    const held = holdLease(delivery);
     let error: string | null = null;
     let hostSide = false;
     /** Not the sink's failure either, and final: retrying would not change it. */
@@ -134,7 +168,7 @@ export function startSinkDispatcher(deps: DispatcherDeps): SinkDispatcher {
       }
       const asSink = { ...principal, [SINK_ORIGIN]: [...(delivery.event.causedBy ?? []), sink.id] };
       const { id, type, at, data } = delivery.event;
-      const outcome = await deps.runner.run(asSink, sink, { id, type, at, data: data ?? null }, { validated: true, entry: "sink" });
+      const outcome = await deps.runner.run(asSink, sink, { id, type, at, data: data ?? null }, { validated: true, entry: "sink", signal: held.signal });
       if (!outcome.ok) {
         auditOutcome = outcome.error.code;
         hostSide = HOST_SIDE.has(outcome.error.code);
@@ -151,8 +185,9 @@ export function startSinkDispatcher(deps: DispatcherDeps): SinkDispatcher {
       error = typeof code === "string" ? `${code}: ${message}` : message;
     }
     try {
-      // Under our lease only: if it expired and another claimer took the row, that one settles it.
-      const lease = delivery.leaseUntil;
+      // Under our lease only: if another claimer took the row, that one settles it.
+      const lease = await held.release();
+      if (lease === null) return;
       if (error === null) noteLease(await deps.store.settleDelivery(delivery.id, { status: "delivered" }, lease));
       else if (hostSide) {
         noteLease(await deps.store.settleDelivery(delivery.id, { status: "deferred", error, nextAttemptAt: retryAt(delivery.attempts) }, lease));

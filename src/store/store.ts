@@ -305,6 +305,8 @@ export interface Store {
    * a claimer whose lease expired and was taken by another changes nothing.
    */
   settleDelivery(id: number, outcome: DeliverySettlement, lease?: string): Promise<boolean>;
+  /** Moves a running delivery's lease on to `next`, only while it still holds `lease` (true when it did). */
+  renewDelivery(id: number, lease: string, next: string): Promise<boolean>;
   /**
    * Removes deliveries settled for good (delivered, dead) last changed before `olderThan`, then the
    * events older than it that no delivery refers to any more; answers how many rows went.

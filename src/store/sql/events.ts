@@ -12,7 +12,7 @@ import { deepFreeze } from "../../deep-freeze.ts";
 import { json, toDelivery, toUserTool } from "./records.ts";
 import type { SqlValue } from "./sql-client.ts";
 
-type EventMethods = Pick<Store, "appendEvent" | "listSinks" | "claimDeliveries" | "settleDelivery" | "listDeliveries" | "pruneOutbox">;
+type EventMethods = Pick<Store, "appendEvent" | "listSinks" | "claimDeliveries" | "settleDelivery" | "renewDelivery" | "listDeliveries" | "pruneOutbox">;
 
 export function createEventMethods({ client, now }: StoreContext): EventMethods {
   const claimable = `SELECT d.*, e.id AS event_id, e.type, e.at, e.data, e.caused_by FROM sink_deliveries d JOIN events e ON e.seq = d.event_seq
@@ -54,6 +54,10 @@ export function createEventMethods({ client, now }: StoreContext): EventMethods 
         `UPDATE sink_deliveries SET ${set}, lease_until = NULL, updated_at = ? WHERE id = ?${lease === undefined ? "" : " AND lease_until = ?"}`,
         [...values, now(), id, ...(lease === undefined ? [] : [lease])],
       );
+      return rowCount > 0;
+    },
+    async renewDelivery(id, lease, next) {
+      const { rowCount } = await client.query("UPDATE sink_deliveries SET lease_until = ? WHERE id = ? AND lease_until = ?", [next, id, lease]);
       return rowCount > 0;
     },
     async pruneOutbox(olderThan) {
