@@ -19,7 +19,7 @@ import { auditRefusedCalls, isInitialize, rpcError, UNREADABLE } from "./http-re
 import { parseLimitedMcpBody } from "./request-limits.ts";
 import type { ParamHeaderCheck } from "./param-header-check.ts";
 import { isLegacyRequest, StreamableHTTPServerTransport, toWebRequest, type AuthInfo, type Server } from "./sdk.ts";
-import { setAsideBadArguments, type SetAside } from "./set-aside.ts";
+import { MAX_MESSAGE_DEPTH, setAsideBadArguments, tooDeepForSdk, type SetAside } from "./set-aside.ts";
 import type { SessionRegistry } from "./sessions.ts";
 import { mcpRefusal } from "./tool-gates.ts";
 
@@ -87,6 +87,12 @@ async function handleMcp(deps: HttpHandlerDeps, req: IncomingMessage, res: Serve
   }
   const setAside: SetAside = new Map();
   body = setAsideBadArguments(body, setAside);
+  // Deep arguments are set aside above (refused with their shape kept); anything else this deep
+  // (in params, in _meta) would overflow the SDK's recursive checks: a 500 and no audit row.
+  if (tooDeepForSdk(body)) {
+    await auditRefusedCalls(deps.audit, principal, body, "INVALID_ARGUMENT", requestId);
+    return rpcError(res, 400, "INVALID_ARGUMENT", `the request is nested more than ${MAX_MESSAGE_DEPTH} levels deep`, {}, -32602);
+  }
   (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(principal, requestId, res, setAside);
   if (req.method === "POST" && (await isModern(req, body))) {
     const mismatch = await deps.paramHeaders?.(principal, body, req);

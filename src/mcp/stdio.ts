@@ -6,7 +6,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../log.ts";
-import { setAsideBadArguments, type SetAside } from "./set-aside.ts";
+import { MAX_MESSAGE_DEPTH, setAsideBadArguments, tooDeepForSdk, type SetAside } from "./set-aside.ts";
 import { serveStdio, type JSONRPCMessage, type Server, type Transport } from "./sdk.ts";
 
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -101,8 +101,14 @@ class LineTransport implements Transport {
       this.#reply({ jsonrpc: "2.0", id, error: { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 message" } });
       return;
     }
+    const forSdk = setAsideBadArguments(m, this.#setAside);
+    if (tooDeepForSdk(forSdk)) {
+      const id = typeof m.id === "string" || typeof m.id === "number" ? m.id : null;
+      this.#reply({ jsonrpc: "2.0", id, error: { code: -32602, message: `Invalid params: the message is nested more than ${MAX_MESSAGE_DEPTH} levels deep` } });
+      return;
+    }
     if (typeof m.method === "string" && (typeof m.id === "string" || typeof m.id === "number")) this.#owed.add(m.id);
-    this.onmessage?.(setAsideBadArguments(m, this.#setAside) as JSONRPCMessage);
+    this.onmessage?.(forSdk as JSONRPCMessage);
     // A cancelled request is never answered: it is owed nothing any more.
     if (m.method === "notifications/cancelled") this.#settle((m.params as { requestId?: unknown } | undefined)?.requestId);
   }

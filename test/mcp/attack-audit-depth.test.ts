@@ -43,6 +43,19 @@ async function rawSession(url: string, token: string) {
   };
 }
 
+/** The same call as a stateless 2026-07-28 request (no session; `_meta` envelope and routing headers). */
+async function modernCall(url: string, token: string, id: number, tool: string, argsText: string): Promise<{ status: number; answer: { error?: { message: string; data?: { code?: string } } } }> {
+  const meta = JSON.stringify({ "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} });
+  const res = await fetch(`${url}/mcp`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": tool },
+    body: `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${JSON.stringify(tool)},"arguments":${argsText},"_meta":${meta}}}`,
+  });
+  const text = await res.text();
+  const data = /^data: (.*)$/m.exec(text);
+  return { status: res.status, answer: res.status < 500 ? asRefusal(JSON.parse(data ? data[1]! : text)) : {} };
+}
+
 /**
  * A refusal as `{error: {message, data: {code}}}` whether it came as a JSON-RPC error or, for
  * argument validation (SEP-1303), as an `isError` tool result carrying its code in `_meta`.
@@ -89,6 +102,34 @@ describe("attack: calls that leave no audit row (MCP)", () => {
       assert.ok(JSON.stringify(row?.args).includes("[nested too deep]"), "the row keeps the shape, cut with a marker");
     });
   }
+
+  for (const depth of [65, 20_000, 150_000]) {
+    it(`2026-07-28: plugin tool arguments ${depth} deep are refused with INVALID_ARGUMENT, not a 500, and audited with their shape`, async () => {
+      const before = markerLines(marker).length;
+      const { status, answer } = await modernCall(t.url, alice.token, depth, "greet", `{"deep":${nestedText(depth)}}`);
+      assert.ok(status < 500, `status ${status}`);
+      assert.equal(answer.error?.data?.code, "INVALID_ARGUMENT", JSON.stringify(answer).slice(0, 300));
+      assert.equal(markerLines(marker).length, before, "the handler never ran");
+      const [row] = await rowsOf("greet");
+      assert.equal(row?.outcome, "INVALID_ARGUMENT");
+      assert.ok(JSON.stringify(row?.args).includes("[nested too deep]"), "the row keeps the shape, cut with a marker");
+    });
+  }
+
+  it("2026-07-28: a deep value outside the arguments (in params or _meta) answers no 500 and leaves the server up", async () => {
+    const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+    for (const params of [`{"name":"greet","arguments":{},"extra":${deep},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`,
+      `{"name":"greet","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"x":${deep}}}`]) {
+      const res = await fetch(`${t.url}/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${alice.token}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "greet" },
+        body: `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":${params}}`,
+      });
+      assert.ok(res.status < 500, `status ${res.status}`);
+      await res.arrayBuffer();
+    }
+    assert.equal((await fetch(`${t.url}/healthz`)).status, 200);
+  });
 
   it("64 deep is still accepted (the limit is not off by one)", async () => {
     const result = await client.callTool({ name: "greet", arguments: { deep: nested(63) } });
