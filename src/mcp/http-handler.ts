@@ -15,11 +15,11 @@ import type { AuditLog } from "../audit/audit-log.ts";
 import type { Principal } from "../identity/principal.ts";
 import type { Cors } from "./cors.ts";
 import type { HostCheck } from "./host-check.ts";
-import { auditRefusedCalls, isInitialize, rpcError, UNREADABLE } from "./http-replies.ts";
+import { auditRefusedCalls, isInitialize, rpcError, rpcErrorFor, UNREADABLE } from "./http-replies.ts";
 import { parseLimitedMcpBody } from "./request-limits.ts";
 import type { ParamHeaderCheck } from "./param-header-check.ts";
 import { isLegacyRequest, StreamableHTTPServerTransport, toWebRequest, type AuthInfo, type Server } from "./sdk.ts";
-import { MAX_MESSAGE_DEPTH, setAsideBadArguments, tooDeepForSdk, type SetAside } from "./set-aside.ts";
+import { malformedToolCall, MAX_MESSAGE_DEPTH, setAsideBadArguments, tooDeepForSdk, type SetAside } from "./set-aside.ts";
 import type { SessionRegistry } from "./sessions.ts";
 import { mcpRefusal } from "./tool-gates.ts";
 
@@ -92,6 +92,11 @@ async function handleMcp(deps: HttpHandlerDeps, req: IncomingMessage, res: Serve
   if (tooDeepForSdk(body)) {
     await auditRefusedCalls(deps.audit, principal, body, "INVALID_ARGUMENT", requestId);
     return rpcError(res, 400, "INVALID_ARGUMENT", `the request is nested more than ${MAX_MESSAGE_DEPTH} levels deep`, {}, -32602);
+  }
+  const malformed = malformedToolCall(body);
+  if (malformed) {
+    await auditRefusedCalls(deps.audit, principal, body, "INVALID_ARGUMENT", requestId);
+    return rpcErrorFor(res, (body as { id?: unknown }).id, -32602, `Invalid params: ${malformed.problem}`, { code: "INVALID_ARGUMENT", where: malformed.where });
   }
   (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(principal, requestId, res, setAside);
   if (req.method === "POST" && (await isModern(req, body))) {

@@ -14,6 +14,13 @@ export function rpcError(res: ServerResponse, status: number, code: string, mess
   res.end(text);
 }
 
+/** A JSON-RPC error answering one request (HTTP 200, as the SDK answers invalid params). */
+export function rpcErrorFor(res: ServerResponse, id: unknown, rpcCode: number, message: string, data: Record<string, unknown>): void {
+  const text = JSON.stringify({ jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error: { code: rpcCode, message, data } });
+  res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
 export const UNREADABLE = Symbol("unreadable");
 
 /** The POST body parsed as JSON, or UNREADABLE after answering a parse error (the server refused an oversized body). */

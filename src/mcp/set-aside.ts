@@ -35,3 +35,23 @@ export const MAX_MESSAGE_DEPTH = 2 * MAX_JSON_DEPTH;
 export function tooDeepForSdk(body: unknown): boolean {
   return jsonDepth(body, MAX_MESSAGE_DEPTH) > MAX_MESSAGE_DEPTH;
 }
+
+/**
+ * Why a `tools/call` message cannot name a tool (params not an object, `name` not a non-empty
+ * string), or null: answered here in a sentence naming the field, where the SDK would answer its
+ * schema library's raw dump.
+ */
+export function malformedToolCall(message: unknown): { where: string; problem: string } | null {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return null;
+  const m = message as Record<string, unknown>;
+  if (m.method !== "tools/call") return null;
+  const params = m.params;
+  if (typeof params !== "object" || params === null || Array.isArray(params)) {
+    return { where: "params", problem: `params must be an object with the tool's name and arguments (got ${params === undefined ? "nothing" : JSON.stringify(params)?.slice(0, 40)})` };
+  }
+  const name = (params as Record<string, unknown>).name;
+  if (typeof name !== "string" || name === "") {
+    return { where: "params.name", problem: `params.name must be the tool's name, a non-empty string (got ${name === undefined ? "nothing" : JSON.stringify(name)?.slice(0, 40)})` };
+  }
+  return null;
+}

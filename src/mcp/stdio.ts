@@ -6,7 +6,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../log.ts";
-import { MAX_MESSAGE_DEPTH, setAsideBadArguments, tooDeepForSdk, type SetAside } from "./set-aside.ts";
+import { malformedToolCall, MAX_MESSAGE_DEPTH, setAsideBadArguments, tooDeepForSdk, type SetAside } from "./set-aside.ts";
 import { serveStdio, type JSONRPCMessage, type Server, type Transport } from "./sdk.ts";
 
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -102,9 +102,14 @@ class LineTransport implements Transport {
       return;
     }
     const forSdk = setAsideBadArguments(m, this.#setAside);
+    const id = typeof m.id === "string" || typeof m.id === "number" ? m.id : null;
     if (tooDeepForSdk(forSdk)) {
-      const id = typeof m.id === "string" || typeof m.id === "number" ? m.id : null;
       this.#reply({ jsonrpc: "2.0", id, error: { code: -32602, message: `Invalid params: the message is nested more than ${MAX_MESSAGE_DEPTH} levels deep` } });
+      return;
+    }
+    const malformed = malformedToolCall(forSdk);
+    if (malformed) {
+      this.#reply({ jsonrpc: "2.0", id, error: { code: -32602, message: `Invalid params: ${malformed.problem}`, data: { code: "INVALID_ARGUMENT", where: malformed.where } } });
       return;
     }
     if (typeof m.method === "string" && (typeof m.id === "string" || typeof m.id === "number")) this.#owed.add(m.id);
