@@ -6,7 +6,8 @@
 import { I, defineData } from "./intrinsics.ts";
 
 type Block = Record<string, unknown>;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** Base64 as the MCP SDK's check (atob) takes it, less whitespace: whole quads, then 2 or 3 characters with their padding optional. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/;
 
 function field(block: Block, name: string, where: string, optional = false): string | undefined {
   const value = I.ObjectHasOwn(block, name) ? block[name] : undefined;

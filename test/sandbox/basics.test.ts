@@ -98,6 +98,16 @@ test("returnObject, returnToon and returnContent set the result kind", async () 
 
   const bad = await runTool(pool, `import { returnContent } from "knot:tool"; returnContent([{ type: "text", text: "ok" }, { type: "image", data: "***", mimeType: "x" }])`);
   assertError(bad, "TOOL_ERROR", /blocks\[1\]\.data must be base64/);
+  // Base64 the MCP SDK's check (atob) refuses is refused here, naming the block, not left for the
+  // SDK to answer with its schema library's dump: a lone last character, padding out of place.
+  for (const data of ["a", "abcde", "ab=", "a===", "=abc"]) {
+    const odd = await runTool(pool, `import { returnContent } from "knot:tool"; returnContent([{ type: "image", data: ${JSON.stringify(data)}, mimeType: "image/png" }])`);
+    assertError(odd, "TOOL_ERROR", /blocks\[0\]\.data must be base64/);
+  }
+  for (const data of ["", "ab", "abc", "abc=", "ab==", "aGk="]) {
+    const fine = await runTool(pool, `import { returnContent } from "knot:tool"; returnContent([{ type: "image", data: ${JSON.stringify(data)}, mimeType: "image/png" }])`);
+    assert.equal(assertOk(fine).kind, "content", data);
+  }
 });
 
 test("returnError fails the run with TOOL_ERROR; the last return* wins when one is caught", async () => {
