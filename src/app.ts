@@ -143,7 +143,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
     // While draining, a running tool's loopback calls still reach their handlers so the run can finish.
     exempt: (req) => isLoopbackAddress(req.socket.remoteAddress) && loopbackTokens.lookup(bearerFrom(req.headers.authorization) ?? "") !== null,
   });
-  const server = createHttpServer({ router: createRouter(routes), auth, logger, maxBodyBytes: config.maxBodyBytes, fallback: oauth.handleHttp, drain, limits: config.http });
+  const server = createHttpServer({ router: createRouter(routes), auth, logger, maxBodyBytes: config.maxBodyBytes, fallback: oauth.handleHttp, drain, limits: config.http, publicOrigin: config.oauth.publicUrl });
   metrics.watch({ sandbox: () => sandbox.stats(), quotas: () => quotas.stats(), httpInFlight: () => drain.inFlight, mcpSessions: () => mcp.sessions.size });
   let closing: Promise<void> | null = null;
 

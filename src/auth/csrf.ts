@@ -17,9 +17,10 @@ export function needsCsrfProof(method: string, route: RouteClass | "public"): bo
 
 /**
  * Throws PERMISSION_DENIED unless a cookie-authenticated request proves it came from this UI
- * (the Origin the browser reports must name the request's own Host).
+ * (the Origin the browser reports must name the request's own Host, or the configured public
+ * origin: a reverse proxy may pass the request on with its own Host, such as 127.0.0.1:7700).
  */
-export function assertCsrfProof(headers: IncomingHttpHeaders): void {
+export function assertCsrfProof(headers: IncomingHttpHeaders, publicOrigin: string | null = null): void {
   if (headers[CSRF_HEADER] !== "1") {
     throw new KnotError("PERMISSION_DENIED", `permission denied: requests signed in by the session cookie must send the ${CSRF_HEADER}: 1 header`);
   }
@@ -29,13 +30,14 @@ export function assertCsrfProof(headers: IncomingHttpHeaders): void {
   }
   const origin = headers.origin;
   if (typeof origin === "string" && origin !== "null") {
-    let originHost: string | null = null;
+    let named: URL | null = null;
     try {
-      originHost = new URL(origin).host;
+      named = new URL(origin);
     } catch {
-      originHost = null;
+      named = null;
     }
-    if (originHost === null || originHost !== headers.host) throw new KnotError("PERMISSION_DENIED", "permission denied: cross-origin request refused");
+    const ours = named !== null && (named.host === headers.host || (publicOrigin !== null && named.origin === new URL(publicOrigin).origin));
+    if (!ours) throw new KnotError("PERMISSION_DENIED", "permission denied: cross-origin request refused");
   } else if (origin === "null") {
     throw new KnotError("PERMISSION_DENIED", "permission denied: cross-origin request refused");
   }

@@ -32,6 +32,8 @@ export interface HttpServerOptions {
   readonly drain?: Drain;
   /** Request timeouts and connection caps (defaults: DEFAULT_HTTP_LIMITS). */
   readonly limits?: HttpLimits;
+  /** The origin browsers reach this server at behind a proxy (`[oauth] public_url`): a same-origin UI request may name it. */
+  readonly publicOrigin?: string | null;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -114,7 +116,7 @@ async function handle(options: HttpServerOptions, req: IncomingMessage, res: Ser
     res.setHeader("www-authenticate", route.challenge ? route.challenge(bearer !== null) : 'Bearer realm="knot-tools"');
     throw new KnotError("UNAUTHENTICATED", session ? "your session has ended: sign in again" : "a valid bearer token is required");
   }
-  if (principal.via === "session" && needsCsrfProof(method, route.access)) assertCsrfProof(req.headers);
+  if (principal.via === "session" && needsCsrfProof(method, route.access)) assertCsrfProof(req.headers, options.publicOrigin ?? null);
   if (principal.via === "loopback") adoptRunRequestId(ids, res);
   if (route.admin && !effectiveIsAdmin(principal)) throw new KnotError("PERMISSION_DENIED", "permission denied: admins only");
   return route.handle({ ...base, requestId: ids.requestId, principal });

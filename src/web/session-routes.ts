@@ -23,7 +23,7 @@ export function sessionRoutes(services: Services): Route[] {
       // cross-site form cannot sign a browser into someone else's account (login CSRF).
       method: "POST", path: "/api/session", access: "public",
       async handle(ctx) {
-        assertCsrfProof(ctx.req.headers);
+        assertCsrfProof(ctx.req.headers, services.config.oauth.publicUrl);
         const body = await ctx.json();
         const presented = typeof body.token === "string" ? body.token.trim() : "";
         if (presented === "") throw new KnotError("INVALID_ARGUMENT", "paste an API token to sign in", { where: "token" });
@@ -51,7 +51,7 @@ export function sessionRoutes(services: Services): Route[] {
       async handle(ctx) {
         const secret = sessionFromCookies(ctx.req.headers.cookie, requestIsSecure(ctx.req));
         if (secret) {
-          assertCsrfProof(ctx.req.headers);
+          assertCsrfProof(ctx.req.headers, services.config.oauth.publicUrl);
           if (secret.startsWith(SESSION_SECRET_PREFIX)) {
             const token = await services.store.findTokenByHash(hashSecret(secret));
             if (token && token.name === SESSION_TOKEN_NAME) await services.store.revokeToken(token.id);

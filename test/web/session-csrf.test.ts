@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { hashSecret } from "../../src/auth/secrets.ts";
+import { DEFAULT_CONFIG } from "../../src/config.ts";
 import { request, startApp, type TestApp } from "../helpers/fixtures.ts";
 
 let t: TestApp;
@@ -85,4 +86,24 @@ test("a scoped token opens a session with the same scopes, never more", async ()
   assert.deepEqual(body.user.scopes, { permissions: ["plugin.demo.*"], write: false });
   const create = await request(`${t.url}/api/tokens`, null, { method: "POST", headers: { cookie, "x-knot-csrf": "1" }, body: JSON.stringify({ name: "escalate" }) });
   assert.equal(create.status, 403);
+});
+
+test("behind a proxy that passes its own Host, the UI's origin is the configured public origin, and no other", async () => {
+  const proxied = await startApp({ config: { oauth: { ...DEFAULT_CONFIG.oauth, publicUrl: "https://knot.example.com" } } });
+  try {
+    const secret = (await proxied.userWithToken("pia", { grants: ["knot.tools.author"] })).token;
+    // The proxy forwards to 127.0.0.1:<port>, so Host names the backend while Origin names the public site.
+    const asBrowser = (origin: string) => ({ "content-type": "application/json", "x-knot-csrf": "1", origin });
+    const signedIn = await fetch(`${proxied.url}/api/session`, { method: "POST", headers: asBrowser("https://knot.example.com"), body: JSON.stringify({ token: secret }) });
+    assert.equal(signedIn.status, 200);
+    const cookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const body = JSON.stringify({ name: "proxied_tool", code: "export default () => 1" });
+    assert.equal((await request(`${proxied.url}/api/tools`, null, { method: "POST", headers: { cookie, ...asBrowser("https://knot.example.com") }, body })).status, 201);
+    for (const origin of ["https://evil.example", "https://knot.example.com.evil.example", "http://knot.example.com"]) {
+      assert.equal((await request(`${proxied.url}/api/tools`, null, { method: "POST", headers: { cookie, ...asBrowser(origin) }, body })).status, 403, origin);
+      assert.equal((await fetch(`${proxied.url}/api/session`, { method: "POST", headers: asBrowser(origin), body: JSON.stringify({ token: secret }) })).status, 403, origin);
+    }
+  } finally {
+    await proxied.close();
+  }
 });
