@@ -74,4 +74,16 @@ describe("event sinks on PostgreSQL, two instances", () => {
     assert.deepEqual(got.map((r) => r.data.name), ["once", ...names]);
     for (const d of await two.app.store.listDeliveries(id, 100)) assert.equal(d.attempts, 1);
   });
+
+  it("a plugin's event reaches the sink exactly as emitted: U+0000, an unpaired surrogate, key order", async () => {
+    const carol = await one.userWithToken("carol", { grants: ["knot.tools.author", "plugin.shop.orders"] });
+    const sink = await request(`${one.url}/api/tools`, carol.token, { method: "POST", body: JSON.stringify({ name: "exact", kind: "sink", events: ["plugin.shop.order_placed"], code: RECORDING_SINK("exact") }) });
+    assert.equal(sink.status, 201, JSON.stringify(sink.body));
+    const item = { zeta: 1, a: 2, text: "a\u0000b", half: "\ud800" };
+    const placed = await request(`${two.url}/plugins/shop/place`, carol.token, { method: "POST", body: JSON.stringify({ item }) });
+    assert.equal(placed.status, 200, JSON.stringify(placed.body));
+    await waitFor(async () => records(marker).some((r) => r.sink === "exact"), 60_000, "the sink ran");
+    const [got] = records(marker).filter((r) => r.sink === "exact");
+    assert.equal(JSON.stringify(got?.data.item), JSON.stringify(item));
+  });
 });

@@ -190,3 +190,35 @@ test("migration 5 (lib pins) on PostgreSQL: tools saved at version 3 read back w
     await store.close();
   }
 });
+
+test("migration 10: event data, causes and sink events stored as jsonb at version 9 become json and still read back", async () => {
+  const url = await (await cluster()).createSchema();
+  const db = openPgDb({ url, poolSize: 1 });
+  try {
+    await migrate(db, now, PG_MIGRATIONS.filter((migration) => migration.version <= 9));
+    await db.query("INSERT INTO users (id, name, is_admin, created_at) VALUES ('u1', 'ada', false, $1)", [now()]);
+    await db.query(
+      `INSERT INTO user_tools (id, owner_id, name, kind, description, language, parameters, code, sharing, active, version, created_at, updated_at, sink_events)
+       VALUES ('s1', 'u1', 'watch', 'tool', '', 'js', '[]', 'export default 1;', 'private', true, 1, $1, $1, '["tool.run"]')`,
+      [now()],
+    );
+    await db.query("INSERT INTO events (id, type, at, data, caused_by) VALUES ('e1', 'tool.run', '2000-01-01T00:00:00.000Z', '{\"zeta\": 1, \"a\": 2}', '[\"s0\"]')");
+    await db.query("INSERT INTO sink_deliveries (sink_id, event_seq, status, next_attempt_at, updated_at) VALUES ('s1', 1, 'pending', '2000-01-01T00:00:00.000Z', $1)", [now()]);
+  } finally {
+    await db.close();
+  }
+  const store = await createPostgresStore({ url });
+  const check = openPgDb({ url, poolSize: 1 });
+  try {
+    const types = await check.query(
+      "SELECT table_name || '.' || column_name AS col, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND data_type LIKE 'json%' ORDER BY 1",
+    );
+    assert.deepEqual(types.rows.filter((row) => row.data_type !== "json"), [], "no jsonb column is left");
+    assert.deepEqual((await store.listSinks()).map((sink) => sink.events), [["tool.run"]]);
+    const [claimed] = await store.claimDeliveries(now(), "9999-01-01T00:00:00.000Z", 1);
+    assert.deepEqual([claimed?.event.data, claimed?.event.causedBy], [{ a: 2, zeta: 1 }, ["s0"]], "as jsonb had kept them");
+  } finally {
+    await check.close();
+    await store.close();
+  }
+});

@@ -60,3 +60,32 @@ forEachStore((backend) => {
     assert.deepEqual(await store.listDeliveries(sink.id, 10), []);
   });
 });
+
+forEachStore((backend) => {
+  // Plugins emit any JSON: the outbox must hand sinks exactly what was emitted on either backend
+  // (PostgreSQL's jsonb would refuse \u0000 and sort keys; its json keeps the text as written).
+  test("event data and causes come back exactly as written: U+0000, key order, nesting", async () => {
+    const { store } = await backend.open();
+    const ada = await store.createUser({ name: "ada", isAdmin: false });
+    const sink = await store.createUserTool(ada.id, toolInput({ name: "watch", kind: "sink", events: ["tool.run", "tool.saved"] }));
+    assert.deepEqual((await store.listSinks())[0]?.events, ["tool.run", "tool.saved"]);
+    const data = { zeta: 1, a: 2, text: "a\u0000b", nested: { y: [{ b: 1, a: 2 }], "": "\u0000", x: "é😀" }, aa: 2, "1": "digit key" };
+    await store.appendEvent({ id: "e1", type: "tool.run", at: "2026-01-01T00:00:01.000Z", data, causedBy: ["s2", "s1"] }, [sink.id]);
+    const [claimed] = await store.claimDeliveries("2026-01-01T00:00:10.000Z", "2026-01-01T00:01:00.000Z", 10);
+    assert.deepEqual(claimed?.event.data, data);
+    assert.equal(JSON.stringify(claimed?.event.data), JSON.stringify(data), "same keys in the same order");
+    assert.deepEqual(claimed?.event.causedBy, ["s2", "s1"]);
+  });
+
+  // JSON.stringify writes an unpaired surrogate as the escape \ud800: PostgreSQL's jsonb refused
+  // it (an INTERNAL error), its json keeps the escape as SQLite's JSON text does.
+  test("event data with an unpaired surrogate comes back as written", async () => {
+    const { store } = await backend.open();
+    const ada = await store.createUser({ name: "ada", isAdmin: false });
+    const sink = await store.createUserTool(ada.id, toolInput({ name: "watch", kind: "sink", events: ["tool.run"] }));
+    const data = { high: "\ud800", low: "x\udc00", swapped: "\udc00\ud800" };
+    await store.appendEvent({ id: "e1", type: "tool.run", at: "2026-01-01T00:00:01.000Z", data }, [sink.id]);
+    const [claimed] = await store.claimDeliveries("2026-01-01T00:00:10.000Z", "2026-01-01T00:01:00.000Z", 10);
+    assert.deepEqual(claimed?.event.data, data);
+  });
+});

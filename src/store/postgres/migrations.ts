@@ -273,4 +273,15 @@ export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
     name: "events remember the sinks that caused them",
     sql: "ALTER TABLE events ADD COLUMN caused_by JSONB;",
   },
+  {
+    version: 10,
+    name: "event data kept as written",
+    // Versions 7 and 9 made these JSONB, against the rule above: a plugin's event with \u0000 was
+    // refused and sinks got its keys reordered. Rows already stored keep jsonb's (sorted) text.
+    sql: `
+      ALTER TABLE events ALTER COLUMN data TYPE json USING data::text::json;
+      ALTER TABLE events ALTER COLUMN caused_by TYPE json USING caused_by::text::json;
+      ALTER TABLE user_tools ALTER COLUMN sink_events TYPE json USING sink_events::text::json;
+    `,
+  },
 ]);
