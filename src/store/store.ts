@@ -320,7 +320,8 @@ export interface Store {
   /** Not expired; a consumed row's payload carries `consumed` (the time, in seconds). */
   findOAuthModel(model: string, id: string): Promise<Record<string, unknown> | null>;
   findOAuthModelByUid(model: string, uid: string): Promise<Record<string, unknown> | null>;
-  consumeOAuthModel(model: string, id: string): Promise<void>;
+  /** Marks the row consumed; true only for the one call that did (not already consumed, not missing). */
+  consumeOAuthModel(model: string, id: string): Promise<boolean>;
   destroyOAuthModel(model: string, id: string): Promise<void>;
   /** Deletes the grant's rows of one model, or of every model (its codes, tokens and the grant itself). */
   revokeOAuthGrant(grantId: string, model?: string): Promise<void>;

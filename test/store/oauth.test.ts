@@ -32,7 +32,9 @@ forEachStore((backend) => {
     assert.deepEqual(await store.findOAuthModel("AuthorizationCode", "c1"), { jti: "c1", grantId: "g1" });
     assert.deepEqual(await store.findOAuthModelByUid("Interaction", "u1"), { jti: "i1", uid: "u1" });
     assert.equal(await store.findOAuthModel("Session", "old"), null, "expired rows are invisible");
-    await store.consumeOAuthModel("AuthorizationCode", "c1");
+    assert.equal(await store.consumeOAuthModel("AuthorizationCode", "c1"), true);
+    assert.equal(await store.consumeOAuthModel("AuthorizationCode", "c1"), false, "a second consumption changes nothing, and says so");
+    assert.equal(await store.consumeOAuthModel("AuthorizationCode", "missing"), false);
     const consumed = await store.findOAuthModel("AuthorizationCode", "c1");
     assert.equal(typeof consumed?.consumed, "number");
     // Replacing keeps one row.
@@ -46,5 +48,19 @@ forEachStore((backend) => {
     assert.equal(await store.findOAuthModel("Grant", "g1"), null, "the grant itself too");
     await store.destroyOAuthModel("Interaction", "i1");
     assert.equal(await store.findOAuthModel("Interaction", "i1"), null);
+  });
+
+  // oidc-provider checks `consumed`, then consumes: two requests with the same code or refresh
+  // token both pass the check, so the store's answer is what tells the loser it lost.
+  test("two instances consuming the same code at once: exactly one wins", async () => {
+    const { store, another } = await backend.open();
+    const other = await another();
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    for (let i = 0; i < 10; i += 1) {
+      const id = `rt${i}`;
+      await store.saveOAuthModel({ model: "RefreshToken", id, payload: { jti: id, grantId: "g1" }, grantId: "g1", uid: null, expiresAt: later });
+      const wins = await Promise.all([store.consumeOAuthModel("RefreshToken", id), other.consumeOAuthModel("RefreshToken", id), store.consumeOAuthModel("RefreshToken", id)]);
+      assert.deepEqual(wins.filter(Boolean), [true], `round ${i}: ${JSON.stringify(wins)}`);
+    }
   });
 });

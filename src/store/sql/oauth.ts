@@ -34,7 +34,9 @@ export function createOAuthMethods({ client, now }: StoreContext): OAuthMethods 
     findOAuthModel: (model, id) => find("id", model, id),
     findOAuthModelByUid: (model, uid) => find("uid", model, uid),
     async consumeOAuthModel(model, id) {
-      await client.query("UPDATE oauth_models SET consumed_at = ? WHERE model = ? AND id = ? AND consumed_at IS NULL", [now(), model, id]);
+      // One statement: concurrent callers (any instance) are serialised on the row, and only the first changes it.
+      const { rowCount } = await client.query("UPDATE oauth_models SET consumed_at = ? WHERE model = ? AND id = ? AND consumed_at IS NULL", [now(), model, id]);
+      return rowCount > 0;
     },
     async destroyOAuthModel(model, id) {
       await client.query("DELETE FROM oauth_models WHERE model = ? AND id = ?", [model, id]);
