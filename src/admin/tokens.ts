@@ -25,7 +25,7 @@ export interface TokenAdmin {
   rename(token: TokenRecord, name: unknown): Promise<void>;
   /** False when it was revoked already; its OAuth grant and open sessions go with it either way. */
   revoke(token: TokenRecord): Promise<boolean>;
-  /** On an empty database: the user `admin` and its token's secret; null when there are users. */
+  /** On an empty database: the user `admin` and its token's secret; null when there are users (another instance may have just made them). */
   bootstrap(): Promise<string | null>;
 }
 
@@ -67,9 +67,9 @@ export function createTokenAdmin({ store, tokenRevoked }: AdminDeps): TokenAdmin
       return revoked;
     },
     async bootstrap() {
-      if ((await store.countUsers()) > 0) return null;
-      const admin = await store.createUser({ name: "admin", isAdmin: true });
-      return (await create({ userId: admin.id, name: "bootstrap", scopes: null, expiresAt: null })).secret;
+      // The user and its token in one write: no admin without a token, and one admin however many instances start at once.
+      const secret = mintSecret(API_TOKEN_PREFIX);
+      return (await store.bootstrapAdmin({ name: "admin", tokenName: "bootstrap", secretHash: hashSecret(secret) })) ? secret : null;
     },
   };
 }

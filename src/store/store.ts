@@ -213,6 +213,12 @@ export interface Store {
   /** Ordered by name. */
   listUsers(): Promise<UserRecord[]>;
   countUsers(): Promise<number>;
+  /**
+   * The first start's admin: on a database with no users, the admin user and its first token
+   * (unscoped, never expiring) in one transaction; false, writing nothing, when there are users
+   * (another instance's bootstrap that ran at the same time included).
+   */
+  bootstrapAdmin(input: { name: string; tokenName: string; secretHash: string }): Promise<boolean>;
   /** NOT_FOUND for an unknown user. */
   setUserAdmin(id: string, isAdmin: boolean): Promise<void>;
   /** Idempotent; NOT_FOUND for an unknown user. */

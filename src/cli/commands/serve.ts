@@ -16,7 +16,14 @@ export async function serveCommand(args: string[]): Promise<number> {
   }
   // The first start on an empty database creates the user `admin` and prints its token once:
   // only once listening, or a start that failed (a port in use) would keep a token nobody saw.
-  const token = await adminOf(app).tokens.bootstrap();
+  // Another instance starting at once may make it instead (then this one prints none).
+  let token: string | null;
+  try {
+    token = await adminOf(app).tokens.bootstrap();
+  } catch (error) {
+    await app.close().catch(() => {}); // listening already: close as a shutdown would, not by exiting under it
+    throw error;
+  }
   const loaded = [...app.pool.registry.loaded.keys()];
   process.stdout.write(`knot-tools listening on ${url}\n  plugins: ${config.pluginsDir} (${loaded.join(", ") || "none"}${app.pool.registry.failed.length ? `; ${app.pool.registry.failed.length} failed` : ""})\n  database: ${isPostgresUrl(config.database) ? redactUrl(config.database) : config.database}\n`);
   if (token) process.stdout.write(`created user "admin"; its API token (shown once):\n${token}\n`);

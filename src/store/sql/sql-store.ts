@@ -1,6 +1,7 @@
 /** Puts the shared parts of the store together on a backend's SqlClient, with what stays per backend (the audit append, closing). */
 import type { Store } from "../store.ts";
 import { createAuditQueries } from "./audit-queries.ts";
+import { createBootstrapMethods } from "./bootstrap.ts";
 import type { StoreContext } from "./context.ts";
 import { createEventMethods } from "./events.ts";
 import { createGrantMethods } from "./grants.ts";
@@ -25,6 +26,7 @@ interface BackendParts {
 export function createSqlStore(context: StoreContext, { lockAuditChain, ...parts }: BackendParts): Store {
   return Object.freeze({
     ...createUserMethods(context),
+    ...createBootstrapMethods(context),
     ...createGrantMethods(context),
     ...createTokenMethods(context),
     ...createUserToolMethods(context),
