@@ -6,6 +6,7 @@
  */
 import { stripTypeScriptTypes } from "node:module";
 import type { Diagnostic } from "./diagnostic.ts";
+import { createTextMemo } from "./text-memo.ts";
 
 export type Language = "js" | "ts";
 
@@ -18,8 +19,21 @@ export type PreparedSource = { ok: true; js: string } | { ok: false; diagnostics
  * prepareSource("export const n: number = 1;", "ts", "tool.ts")
  * // → { ok: true, js: "export const n         = 1;" }
  */
+/** Stripped TypeScript by source text (a saved tool or lib strips to the same JavaScript every run). */
+const stripped = createTextMemo<PreparedSource>({ entries: 256, maxChars: 65_536 });
+
 export function prepareSource(source: string, language: Language, filename: string): PreparedSource {
   if (language === "js") return { ok: true, js: source };
+  return stripped(source, () => frozen(strip(source, filename)));
+}
+
+/** A kept result is shared by every later call with the same text. */
+function frozen(prepared: PreparedSource): PreparedSource {
+  if (!prepared.ok) prepared.diagnostics.forEach((d) => Object.freeze(d));
+  return Object.freeze(prepared);
+}
+
+function strip(source: string, filename: string): PreparedSource {
   try {
     return { ok: true, js: stripTypeScriptTypes(source, { mode: "strip" }) };
   } catch (error) {

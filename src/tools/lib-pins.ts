@@ -10,7 +10,7 @@
  *   several authors share one, nothing: the import is ambiguous until written `lib:<owner>__fmt`;
  * - `lib:alice__fmt` — alice's lib `fmt`, when it is shared with the author.
  */
-import { listImports, prepareSource, type Diagnostic } from "../../client-modules/index.ts";
+import { createTextMemo, listImports, prepareSource, type Diagnostic } from "../../client-modules/index.ts";
 import type { LibPin, Store, UserToolRecord } from "../store/store.ts";
 import { qualifiedName } from "./tool-names.ts";
 
@@ -38,15 +38,26 @@ export function meaningOf(libs: readonly UserToolRecord[], authorId: string, nam
 }
 
 /** Every name a `lib:` specifier the code imports names (static and literal dynamic imports), with its site. */
-export function libImports(code: string, language: "js" | "ts"): { name: string; line: number; column: number }[] {
+/** `lib:` import sites by the JavaScript they were listed from (runs of a saved tool list the same text). */
+const libSites = createTextMemo<readonly LibImportSite[]>({ entries: 256, maxChars: 65_536 });
+
+export interface LibImportSite {
+  readonly name: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+export function libImports(code: string, language: "js" | "ts"): readonly LibImportSite[] {
   if (!code.includes("lib:")) return [];
   const prepared = prepareSource(code, language, "pins");
   if (!prepared.ok) return [];
-  const listed = listImports(prepared.js);
-  if (!listed.ok) return [];
-  return listed.imports
-    .filter((site) => site.specifier.startsWith("lib:"))
-    .map((site) => ({ name: site.specifier.slice("lib:".length), line: site.line, column: site.column }));
+  return libSites(prepared.js, () => {
+    const listed = listImports(prepared.js);
+    if (!listed.ok) return Object.freeze([]);
+    return Object.freeze(listed.imports
+      .filter((site) => site.specifier.startsWith("lib:"))
+      .map((site) => Object.freeze({ name: site.specifier.slice("lib:".length), line: site.line, column: site.column })));
+  });
 }
 
 export interface PinOutcome {
