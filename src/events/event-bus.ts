@@ -14,6 +14,7 @@ import { randomUUID } from "node:crypto";
 import type { Principal } from "../identity/principal.ts";
 import type { Logger } from "../log.ts";
 import type { Store, UserToolRecord } from "../store/store.ts";
+import { createMarkCache } from "../store/mark-cache.ts";
 
 /** Set on the principal a sink runs as: the chain of sink ids, itself last; spreads keep it (the loopback token's principal is a copy). */
 export const SINK_ORIGIN: unique symbol = Symbol("knot.sinkOrigin");
@@ -56,6 +57,11 @@ export async function mayReceiveEvent(store: Store, sink: UserToolRecord, audien
 
 export function createEventBus(store: Store, logger: Logger): EventBus {
   const listeners: (() => void)[] = [];
+  // Every saved tool's run emits tool.run before it answers: the active sinks, by event type, are
+  // read once and kept while the store's change mark stands (a sink saved, changed or deleted moves it).
+  const sinkIndex = createMarkCache<ReadonlyMap<string, readonly UserToolRecord[]>>(store.changeMark?.bind(store), 1);
+  const sinksOf = async (type: string): Promise<readonly UserToolRecord[]> =>
+    (await sinkIndex("sinks", async () => indexByType(await store.listSinks())))?.get(type) ?? [];
   return {
     async emit(input) {
       const chain = sinkChainOf(input.cause);
@@ -63,7 +69,7 @@ export function createEventBus(store: Store, logger: Logger): EventBus {
         logger.debug("event not delivered to sinks: caused by a chain of sinks", { type: input.type, chain: chain.length });
         return;
       }
-      const sinks = (await store.listSinks()).filter((s) => s.events?.includes(input.type) && !chain.includes(s.id));
+      const sinks = (await sinksOf(input.type)).filter((s) => !chain.includes(s.id));
       const receivers: string[] = [];
       for (const sink of sinks) if (await mayReceiveEvent(store, sink, input.audience)) receivers.push(sink.id);
       // No receiver, nothing to deliver: the outbox holds events only for the sinks that will get them.
@@ -75,4 +81,16 @@ export function createEventBus(store: Store, logger: Logger): EventBus {
     },
     onStored: (listener) => void listeners.push(listener),
   };
+}
+
+function indexByType(sinks: readonly UserToolRecord[]): ReadonlyMap<string, readonly UserToolRecord[]> {
+  const byType = new Map<string, UserToolRecord[]>();
+  for (const sink of sinks) {
+    for (const type of new Set(sink.events ?? [])) {
+      const list = byType.get(type);
+      if (list) list.push(sink);
+      else byType.set(type, [sink]);
+    }
+  }
+  return byType;
 }
