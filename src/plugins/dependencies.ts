@@ -1,26 +1,20 @@
 /**
- * `dependencies = ["other>=1.2"]`: a plugin loads only when every plugin it names has loaded in
- * a version the range accepts. Dropping one plugin can break another that needs it, so this
- * repeats until nothing more drops; each dropped plugin's problem names what it is missing.
+ * `dependencies = ["other>=1.2"]`: a plugin loads only when every plugin it names loads too, in a
+ * version the range accepts. Read from the manifests alone, so it is decided before any plugin
+ * code is imported (load-plan.ts repeats it until nothing more drops).
  */
 import { satisfies } from "semver";
-import type { LoadedPlugin, PluginProblem } from "./registry.ts";
+import type { PluginManifest } from "./manifest-types.ts";
+import type { PluginProblem } from "./registry.ts";
 
-export function withDependenciesMet(
-  plugins: readonly LoadedPlugin[],
-  reject: (plugin: LoadedPlugin, problems: PluginProblem[]) => void,
-): LoadedPlugin[] {
-  let kept = [...plugins];
-  for (;;) {
-    const versions = new Map(kept.map((p) => [p.name, p.manifest.version]));
-    const broken = kept.map((plugin) => ({ plugin, problems: unmet(plugin, versions) })).filter((entry) => entry.problems.length > 0);
-    if (broken.length === 0) return kept;
-    for (const { plugin, problems } of broken) reject(plugin, problems);
-    kept = kept.filter((plugin) => !broken.some((entry) => entry.plugin === plugin));
-  }
+/** What the load plan knows of a plugin before importing it. */
+export interface DeclaredPlugin {
+  readonly name: string;
+  readonly manifest: PluginManifest;
 }
 
-function unmet(plugin: LoadedPlugin, versions: ReadonlyMap<string, string>): PluginProblem[] {
+/** `plugin`'s declared dependencies that `versions` (the plugins still loading) does not meet. */
+export function unmetDependencies(plugin: DeclaredPlugin, versions: ReadonlyMap<string, string>): PluginProblem[] {
   return plugin.manifest.dependencies.flatMap((dependency) => {
     const version = versions.get(dependency.plugin);
     const wanted = dependency.range === "*" ? `plugin "${dependency.plugin}"` : `plugin "${dependency.plugin}" ${dependency.range}`;

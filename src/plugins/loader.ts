@@ -1,25 +1,25 @@
 /**
  * Loads a plugins folder into the trusted pool. Declarations are learned by parsing metadata
  * (no plugin code runs for that); only plugins whose metadata, config and client exports are
- * valid are then imported. A plugin that fails at any step registers nothing and is listed with
+ * valid, whose dependencies are met and whose MCP tool names are theirs (load-plan.ts) are then
+ * imported. A plugin that fails at any step registers nothing and is listed with
  * its reason; the others still load.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { buildClientModules, type ClientModuleSet } from "../../client-modules/index.ts";
+import { buildClientModules } from "../../client-modules/index.ts";
 import { PLUGIN_NAME } from "../../sandbox/guest/names.ts";
 import { deepFreeze } from "../deep-freeze.ts";
 import { KnotError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { silentLogger } from "../log.ts";
 import { parsePluginManifest } from "./manifest/index.ts";
-import type { PluginManifest } from "./manifest-types.ts";
-import { withDependenciesMet } from "./dependencies.ts";
-import { readLibVersions, readPluginAssets, readPluginFile, type PluginAssets } from "./plugin-assets.ts";
-import { registerPluginRoot, removeLoadedPlugin, rootKey } from "./module-hooks.ts";
+import type { Candidate } from "./candidate.ts";
+import { planLoad } from "./load-plan.ts";
+import { PluginExposure } from "./plugin-exposure.ts";
+import { readLibVersions, readPluginAssets, readPluginFile } from "./plugin-assets.ts";
 import { parsePeerManifest } from "./peers/peer-manifest.ts";
-import { registerPeerModule, removePeerModules, unregisterPeerModule } from "./peers/peer-modules.ts";
 import { hasPeerFolder, manifestPeer, startPluginPeers, type PluginPeers } from "./peers/plugin-peers.ts";
 import { PluginRegistry, type FailedPlugin, type HandlerFunction, type LoadedPlugin, type PluginProblem } from "./registry.ts";
 
@@ -38,18 +38,6 @@ export interface LoadOptions {
   readonly peerBackoffMs?: number;
 }
 
-interface Candidate {
-  readonly name: string;
-  readonly dir: string;
-  readonly manifest: PluginManifest;
-  readonly config: Record<string, unknown>;
-  readonly clientModules: ClientModuleSet | null;
-  readonly peers: PluginPeers | null;
-  readonly assets: PluginAssets;
-  readonly libs: ReadonlyMap<string, string | null>;
-}
-
-
 export async function loadPlugins(options: LoadOptions): Promise<PluginRegistry> {
   const root = path.resolve(options.root);
   const warnings: string[] = [];
@@ -63,7 +51,6 @@ export async function loadPlugins(options: LoadOptions): Promise<PluginRegistry>
     disabled.push(entry); // switched off in the server config: not even its metadata is read
     return false;
   });
-  removePeerModules(rootKey(root));
   const read = await Promise.all(entries.map((entry) => readCandidate(entry, path.join(root, entry), options)));
   const unclaimed: Candidate[] = [];
   read.forEach((result, i) => {
@@ -78,32 +65,40 @@ export async function loadPlugins(options: LoadOptions): Promise<PluginRegistry>
     }
   }
 
-  registerPluginRoot(root, candidates.map((c) => c.name));
-  const peerModules = new Map(candidates.map((candidate) => [candidate.name, registerPeerModules(root, candidate, options)]));
-  // A plugin that fails leaves nothing importable: neither its main.js nor its peers' modules.
-  const unregister = (name: string) => {
-    removeLoadedPlugin(root, name);
-    for (const module of peerModules.get(name) ?? []) unregisterPeerModule(rootKey(root), module);
-  };
-  const imported: LoadedPlugin[] = [];
-  for (const candidate of candidates) {
-    const result = await importCandidate(candidate);
-    if ("problems" in result) {
-      unregister(candidate.name);
-      await candidate.peers?.stop();
-      fail(candidate.name, candidate.dir, result.problems);
-    } else imported.push(result);
-  }
-
-  const reject = (plugin: LoadedPlugin, problems: PluginProblem[]) => {
-    unregister(plugin.name);
-    void plugin.peers?.stop();
-    fail(plugin.name, plugin.dir, problems);
-  };
-  const loaded = withDependenciesMet(withoutCollisions(imported, reject), reject);
+  const { loaded, failures } = await importPlanned(root, candidates, options);
+  for (const { candidate, problems } of failures) fail(candidate.name, candidate.dir, problems);
   failed.sort((a, b) => a.name.localeCompare(b.name));
   warnings.push(...unknownConfigTables(options.pluginConfig, root));
   return new PluginRegistry(root, loaded, failed, warnings, disabled);
+}
+
+/**
+ * Imports, one at a time in folder order, the plugins the load plan keeps, re-planning after each:
+ * a plugin that fails at import is out of the next plan, which fails its dependents and may hand
+ * its MCP tool names to a plugin that lost them to it.
+ */
+async function importPlanned(root: string, candidates: readonly Candidate[], options: LoadOptions): Promise<{ loaded: LoadedPlugin[]; failures: Array<{ candidate: Candidate; problems: PluginProblem[] }> }> {
+  const exposure = new PluginExposure(root, options.peerCallTimeoutMs ?? 60_000);
+  const importFailures = new Map<string, PluginProblem[]>();
+  const imported = new Map<string, LoadedPlugin>();
+  for (;;) {
+    const plan = planLoad(candidates.filter((candidate) => !importFailures.has(candidate.name)));
+    exposure.only(plan.kept);
+    const next = plan.kept.find((candidate) => !imported.has(candidate.name));
+    if (next) {
+      const result = await importCandidate(next);
+      if ("problems" in result) importFailures.set(next.name, result.problems);
+      else imported.set(next.name, result);
+      continue;
+    }
+    const failures = candidates.flatMap((candidate) => {
+      const problems = importFailures.get(candidate.name) ?? plan.failed.get(candidate);
+      return problems ? [{ candidate, problems }] : [];
+    });
+    // A failed plugin's peers stop; its imported code stays in Node's module cache (docs/plugins.md).
+    await Promise.all(failures.map(({ candidate }) => candidate.peers?.stop()));
+    return { loaded: plan.kept.flatMap((candidate) => imported.get(candidate.name) ?? []), failures };
+  }
 }
 
 function listEntries(root: string, warnings: string[]): string[] {
@@ -214,22 +209,6 @@ function peerNameClaims(candidates: readonly Candidate[], folders: readonly stri
   });
 }
 
-/** `plugin:<peer name>` for plugin code; a peer-only plugin's manifest peer also answers `plugin:<plugin name>`. The names registered. */
-function registerPeerModules(root: string, candidate: Candidate, options: LoadOptions): string[] {
-  if (!candidate.peers) return [];
-  const names: string[] = [];
-  const register = (name: string, peer: PluginPeers["peers"][number]) => {
-    registerPeerModule(rootKey(root), name, { peer, config: candidate.config, timeoutMs: options.peerCallTimeoutMs ?? 60_000 });
-    names.push(name);
-  };
-  for (const peer of candidate.peers.peers) register(peer.info.name, peer);
-  if (!fs.existsSync(path.join(candidate.dir, "main.js"))) {
-    const chosen = manifestPeer(candidate.name, candidate.peers);
-    if ("peer" in chosen) register(candidate.name, chosen.peer);
-  }
-  return names;
-}
-
 async function importCandidate(candidate: Candidate): Promise<LoadedPlugin | { problems: PluginProblem[] }> {
   const { name, manifest } = candidate;
   let namespace: Record<string, unknown> = {};
@@ -258,25 +237,6 @@ async function importCandidate(candidate: Candidate): Promise<LoadedPlugin | { p
   // The config frozen deep, once: a handler cannot change what the next call (or another handler) sees.
   const config = deepFreeze(structuredClone(candidate.config));
   return { name, dir: candidate.dir, manifest, config, clientModules: candidate.clientModules, assets: candidate.assets, libs: candidate.libs, functions, peers: candidate.peers };
-}
-
-/** Tool names are one namespace: in plugin-name order the first owner wins; a later plugin fails whole. */
-function withoutCollisions(plugins: LoadedPlugin[], reject: (plugin: LoadedPlugin, problems: PluginProblem[]) => void): LoadedPlugin[] {
-  const owners = new Map<string, string>();
-  const kept: LoadedPlugin[] = [];
-  for (const plugin of plugins) {
-    const clashes = plugin.manifest.mcpTools.filter((tool) => owners.has(tool.name));
-    if (clashes.length > 0) {
-      reject(plugin, clashes.map((tool) => ({
-        code: "PLUGIN_COLLISION", where: `${plugin.name}: tool.knot.mcp_tools.name`, line: tool.line,
-        message: `plugin "${plugin.name}": MCP tool "${tool.name}" (main.js line ${tool.line}) is already provided by plugin "${owners.get(tool.name)}"`,
-      })));
-      continue;
-    }
-    for (const tool of plugin.manifest.mcpTools) owners.set(tool.name, plugin.name);
-    kept.push(plugin);
-  }
-  return kept;
 }
 
 /** A `[plugins.<name>]` table whose name is no plugin folder is most likely a typo: say so. */

@@ -31,10 +31,6 @@ export function registerPluginRoot(root: string, loaded: Iterable<string>): void
   roots.set(withSep(path.resolve(root)), new Set(loaded));
 }
 
-export function removeLoadedPlugin(root: string, name: string): void {
-  roots.get(withSep(path.resolve(root)))?.delete(name);
-}
-
 function install(): void {
   if (installed) return;
   installed = true;
