@@ -21,6 +21,17 @@ export function exportedNames(js: string): string[] {
   return parsed.ok ? exportShape(parsed.program).names : [];
 }
 
+/**
+ * The named exports a module certainly has, or null when its syntax cannot say: it does not parse,
+ * or it re-exports another module whole (`export * from`), whose names only its import reveals.
+ */
+export function certainExportNames(js: string): ReadonlySet<string> | null {
+  const parsed = parseModule(js);
+  if (!parsed.ok) return null;
+  if (parsed.program.body.some((statement) => statement.type === "ExportAllDeclaration" && !statement.exported)) return null;
+  return new Set(exportShape(parsed.program).names);
+}
+
 export function exportShape(program: Program): ExportShape {
   const names: string[] = [];
   let hasDefault = false;

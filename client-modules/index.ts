@@ -15,7 +15,7 @@ export {
   type UserToolImportContext,
 } from "./import-policy.ts";
 export { lintModule, type LintOptions, type LintResult } from "./lint-module.ts";
-export { exportedNames } from "./exported-names.ts";
+export { certainExportNames, exportedNames } from "./exported-names.ts";
 export {
   buildClientModules,
   type BuiltClientModules,

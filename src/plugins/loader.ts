@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { buildClientModules } from "../../client-modules/index.ts";
+import { buildClientModules, certainExportNames } from "../../client-modules/index.ts";
 import { PLUGIN_NAME } from "../../sandbox/guest/names.ts";
 import { deepFreeze } from "../deep-freeze.ts";
 import { KnotError } from "../errors.ts";
@@ -16,7 +16,10 @@ import type { Logger } from "../log.ts";
 import { silentLogger } from "../log.ts";
 import { parsePluginManifest } from "./manifest/index.ts";
 import type { Candidate } from "./candidate.ts";
+import { declaredHandlers, missingByName, notExported } from "./handler-exports.ts";
+import { unloadedImports } from "./import-reach.ts";
 import { planLoad } from "./load-plan.ts";
+import { pluginImportSites } from "./module-hooks.ts";
 import { PluginExposure } from "./plugin-exposure.ts";
 import { readLibVersions, readPluginAssets, readPluginFile } from "./plugin-assets.ts";
 import { parsePeerManifest } from "./peers/peer-manifest.ts";
@@ -74,15 +77,17 @@ export async function loadPlugins(options: LoadOptions): Promise<PluginRegistry>
 
 /**
  * Imports, one at a time in folder order, the plugins the load plan keeps, re-planning after each:
- * a plugin that fails at import is out of the next plan, which fails its dependents and may hand
- * its MCP tool names to a plugin that lost them to it.
+ * a plugin that fails at import is out of the next plan, which fails its dependents and the
+ * plugins whose code imported it, and may hand its MCP tool names to a plugin that lost them to it.
  */
 async function importPlanned(root: string, candidates: readonly Candidate[], options: LoadOptions): Promise<{ loaded: LoadedPlugin[]; failures: Array<{ candidate: Candidate; problems: PluginProblem[] }> }> {
   const exposure = new PluginExposure(root, options.peerCallTimeoutMs ?? 60_000);
   const importFailures = new Map<string, PluginProblem[]>();
   const imported = new Map<string, LoadedPlugin>();
+  const ownerOf = (name: string) => candidates.find((c) => c.name === name || c.peers?.peers.some((peer) => peer.info.name === name))?.name ?? null;
+  const reach = (candidate: Candidate, loading: ReadonlySet<string>) => unloadedImports(candidate, pluginImportSites(root), ownerOf, loading);
   for (;;) {
-    const plan = planLoad(candidates.filter((candidate) => !importFailures.has(candidate.name)));
+    const plan = planLoad(candidates.filter((candidate) => !importFailures.has(candidate.name)), reach);
     exposure.only(plan.kept);
     const next = plan.kept.find((candidate) => !imported.has(candidate.name));
     if (next) {
@@ -158,6 +163,9 @@ async function readDeclarations(name: string, dir: string, options: LoadOptions,
     return { problems: missing.map((key) => ({ code: "CONFIG_INVALID", where: `${name}: config`, message: `plugin "${name}": config key "${key}" is required in the server config's [plugins.${name}] table` })) };
   }
 
+  const unexported = missingByName(name, manifest, mainExports(dir), peers ? (fn) => peers.handler(fn) !== null : null);
+  if (unexported.length > 0) return { problems: unexported };
+
   const read = readPluginAssets(name, dir, manifest);
   if ("problems" in read) return read;
   const { assets } = read;
@@ -176,6 +184,12 @@ async function readDeclarations(name: string, dir: string, options: LoadOptions,
     return { problems: built.problems.map((p) => ({ code: p.code, where: `${name}: export ${p.file}`, line: p.line, message: `plugin "${name}": export ${p.file} line ${p.line}: ${p.message}` })) };
   }
   return { name, dir, manifest, config, clientModules: built.set, peers, assets, libs };
+}
+
+/** main.js's named exports by its syntax (null when it cannot say); none without a main.js. */
+function mainExports(dir: string): ReadonlySet<string> | null {
+  const main = path.join(dir, "main.js");
+  return fs.existsSync(main) ? certainExportNames(readPluginFile(main)) : new Set();
 }
 
 /** main.js's block if there is a main.js; else the declarations of the manifest peer. */
@@ -221,17 +235,12 @@ async function importCandidate(candidate: Candidate): Promise<LoadedPlugin | { p
   }
   const functions = new Map<string, HandlerFunction>();
   const problems: PluginProblem[] = [];
-  const declared = [
-    ...manifest.handlers.map((d) => ({ handler: d.handler, line: d.line, key: "tool.knot.handlers" })),
-    ...manifest.mcpTools.map((d) => ({ handler: d.handler, line: d.line, key: "tool.knot.mcp_tools" })),
-    ...manifest.pages.map((d) => ({ handler: d.handler, line: d.line, key: "tool.knot.pages" })),
-  ];
-  for (const { handler, line, key } of declared) {
-    const fn = namespace[handler];
-    const peerFn = candidate.peers?.handler(handler) ?? null;
-    if (typeof fn === "function") functions.set(handler, fn as HandlerFunction);
-    else if (peerFn) functions.set(handler, peerFn);
-    else problems.push({ code: "METADATA_INVALID", where: `${name}: ${key}.handler`, line, message: `plugin "${name}": ${key} handler "${handler}" (main.js line ${line}) is not an exported function of main.js${candidate.peers ? " nor a function of its peers" : ""}` });
+  for (const declared of declaredHandlers(manifest)) {
+    const fn = namespace[declared.handler];
+    const peerFn = candidate.peers?.handler(declared.handler) ?? null;
+    if (typeof fn === "function") functions.set(declared.handler, fn as HandlerFunction);
+    else if (peerFn) functions.set(declared.handler, peerFn);
+    else problems.push(notExported(name, declared, candidate.peers !== null));
   }
   if (problems.length > 0) return { problems };
   // The config frozen deep, once: a handler cannot change what the next call (or another handler) sees.

@@ -54,12 +54,62 @@ describe("plugin loader: what is settled before any plugin code runs", () => {
   it("a collision's winner that fails at import hands the name on: the loser is imported then, and its dependents load", async () => {
     const root = tempDir();
     const search = '[[tool.knot.mcp_tools]]\nname = "search"\ndescription = "d"\nhandler = "run"';
-    plugin(root, "alpha", `version = "1.0.0"\n${search}`, 'throw new Error("alpha is broken");\n');
+    plugin(root, "alpha", `version = "1.0.0"\n${search}`, 'export function run() {}\nthrow new Error("alpha is broken");\n');
     plugin(root, "beta", `version = "1.0.0"\n${search}`, "export function run() { return 'beta'; }\n");
     plugin(root, "gamma", 'version = "1.0.0"\ndependencies = ["beta"]');
     const registry = await load(root);
     assert.deepEqual([...registry.loaded.keys()].sort(), ["beta", "gamma"]);
     assert.equal(registry.mcpTool("search")?.plugin.name, "beta");
     assert.deepEqual(registry.failed.map((f) => [f.name, f.problems.map((p) => p.code)]), [["alpha", ["PLUGIN_LOAD_FAILED"]]]);
+  });
+});
+
+describe("plugin loader: plugins whose code imports a plugin that fails", () => {
+  const importsBb = (root: string, name: string) => plugin(root, name, 'version = "1.0.0"\n[[tool.knot.handlers]]\nhandler = "run"', 'import { secret } from "plugin:bb";\nexport function run() { return secret; }\n');
+
+  it("a handler main.js does not export is found before import: the plugin's code never runs, its importers fail whatever their folder order", async () => {
+    const root = tempDir();
+    importsBb(root, "aa");
+    plugin(root, "bb", 'version = "1.0.0"\n[[tool.knot.handlers]]\nhandler = "absent"', "export const secret = 42;\n");
+    importsBb(root, "cc");
+    const registry = await load(root);
+    assert.deepEqual([...registry.loaded.keys()], []);
+    assert.match(registry.failed.find((f) => f.name === "bb")?.reason ?? "", /plugin "bb": tool\.knot\.handlers handler "absent" \(main\.js line \d+\) is not an exported function of main\.js/);
+    for (const name of ["aa", "cc"]) assert.match(registry.failed.find((f) => f.name === name)?.reason ?? "", /plugin "aa"|plugin "cc"/);
+    for (const name of ["aa", "cc"]) assert.match(registry.failed.find((f) => f.name === name)?.reason ?? "", /plugin:bb.*plugin "bb" is not loaded/, name);
+    assert.ok(!ran(root).includes("bb"), "bb's top-level code ran");
+  });
+
+  it("a plugin that fails only once imported (a declared handler exported as a non-function) fails every plugin whose code imported it, transitively", async () => {
+    const root = tempDir();
+    importsBb(root, "aa");
+    plugin(root, "bb", 'version = "1.0.0"\n[[tool.knot.handlers]]\nhandler = "run"', "export const secret = 42;\nexport const run = 'not a function';\n");
+    importsBb(root, "cc");
+    plugin(root, "a0", 'version = "1.0.0"', 'import { run } from "plugin:aa";\nexport const again = run;\n'); // imported first: reaches bb through aa
+    plugin(root, "ee", 'version = "1.0.0"');
+    const registry = await load(root);
+    assert.deepEqual([...registry.loaded.keys()], ["ee"]);
+    const byName = Object.fromEntries(registry.failed.map((f) => [f.name, f]));
+    assert.equal(byName.bb?.problems[0]?.code, "METADATA_INVALID");
+    assert.equal(byName.aa?.problems[0]?.code, "PLUGIN_LOAD_FAILED");
+    assert.equal(byName.aa?.reason, 'plugin "aa": main.js line 8 imports plugin:bb, which failed to load (its top-level code may already have run)');
+    assert.equal(byName.aa?.problems[0]?.line, 8);
+    assert.match(byName.cc?.reason ?? "", /plugin "cc": .*plugin:bb/);
+    assert.equal(byName.a0?.reason, 'plugin "a0": main.js line 6 imports plugin:aa, which failed to load (its top-level code may already have run)');
+  });
+
+  it("handlers are found by main.js's syntax when it can tell: re-exports, destructured and renamed exports pass; export * is left to the import", async () => {
+    const root = tempDir();
+    const handlers = ["a", "b", "c", "d"].map((h) => `[[tool.knot.handlers]]\nhandler = "${h}"`).join("\n");
+    plugin(root, "shapes", `version = "1.0.0"\n${handlers}`, 'export const { a, b: [b] } = { a: () => 1, b: [() => 2] };\nfunction inner() {}\nexport { inner as c };\nexport { d } from "./more.js";\n');
+    writePlugin(root, "shapes", { "more.js": "export function d() {}\n" });
+    plugin(root, "star", 'version = "1.0.0"\n[[tool.knot.handlers]]\nhandler = "e"', 'export * from "./more.js";\n');
+    writePlugin(root, "star", { "more.js": "export function e() {}\n" });
+    plugin(root, "starless", 'version = "1.0.0"\n[[tool.knot.handlers]]\nhandler = "f"', 'export * from "./more.js";\n');
+    writePlugin(root, "starless", { "more.js": "export function e() {}\n" });
+    const registry = await load(root);
+    assert.deepEqual([...registry.loaded.keys()], ["shapes", "star"]);
+    assert.match(registry.failed.find((f) => f.name === "starless")?.reason ?? "", /handler "f" .*is not an exported function/);
+    assert.ok(ran(root).includes("starless"), "export * can only be checked by importing");
   });
 });

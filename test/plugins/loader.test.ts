@@ -65,7 +65,7 @@ describe("plugin loader", () => {
         name = "throwing_tool"
         description = "never registered"
         handler = "run"
-      `) + `throw new Error("boom at import");\n`,
+      `) + `export function run() {}\nthrow new Error("boom at import");\n`,
     });
     writePlugin(root, "missing", {
       "main.js": manifest(`
