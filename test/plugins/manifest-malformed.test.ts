@@ -62,6 +62,24 @@ const MALFORMED: ReadonlyArray<{ readonly name: string; readonly toml: readonly 
     key: "tool.knot.pages[0].handler",
     line: 11,
   },
+  {
+    name: "plain handler of a function an MCP tool declares destructive",
+    toml: [...HEAD, "[[tool.knot.handlers]]", 'handler = "a"', ...TOOL, 'permission = "export"', "destructive = true"],
+    key: "tool.knot.handlers[0].handler",
+    line: 6,
+  },
+  {
+    name: "write tool serving a destructive handler",
+    toml: [...HEAD, "[[tool.knot.handlers]]", 'handler = "a"', 'permission = "export"', "destructive = true", ...TOOL, 'permission = "export"', "write = true"],
+    key: "tool.knot.mcp_tools[0].handler",
+    line: 10,
+  },
+  {
+    name: "two MCP tools of one function, only the second marked write",
+    toml: [...HEAD, ...TOOL, "[[tool.knot.mcp_tools]]", 'name = "a2"', 'handler = "a"', 'description = "d"', 'permission = "export"', "write = true"],
+    key: "tool.knot.mcp_tools[0].handler",
+    line: 6,
+  },
   { name: "read_only not a boolean", toml: [...HEAD, ...TOOL, 'read_only = "yes"'], key: "tool.knot.mcp_tools[0].read_only", line: 8 },
   {
     name: "second tool's permission not declared",
@@ -121,4 +139,16 @@ test(`each of ${MALFORMED.length} malformed manifests is refused with one error 
     assert.ok(error.message.endsWith(`(main.js line ${row.line})`), `${row.name}: ${error.message}`);
     assert.deepEqual(error.detail, { where: `metrics: ${row.key}`, line: row.line }, row.name);
   }
+});
+
+test("a function an MCP tool declares destructive is refused as a page, though a plain handlers entry for it comes first", () => {
+  const errors = parseErrors(plugin([
+    ...HEAD,
+    "[[tool.knot.handlers]]", 'handler = "purge"', // lines 5-6
+    "[[tool.knot.mcp_tools]]", 'handler = "purge"', 'description = "d"', 'permission = "export"', "destructive = true", // lines 7-11
+    "[[tool.knot.pages]]", 'path = "/purge"', 'handler = "purge"', 'label = "Purge"', // lines 12-15
+  ]));
+  assert.deepEqual(errors.map((error) => [error.detail.where, error.detail.line]), [["metrics: tool.knot.handlers[0].handler", 6], ["metrics: tool.knot.pages[0].handler", 14]]);
+  assert.match(errors[0]!.message, /names "purge", which tool\.knot\.mcp_tools\[0\] declares destructive = true: declare destructive = true here too/);
+  assert.match(errors[1]!.message, /names "purge", which tool\.knot\.mcp_tools\[0\] declares destructive = true: pages are rendered on GET/);
 });

@@ -20,9 +20,6 @@ const PAGE_KEYS = ["path", "handler", "label", "permission", "default", "menu_la
 /** "/" then a name: the page is served at `/api/pages/<plugin>/<path without its first "/">`, one non-empty segment. */
 const PAGE_PATH = /^\/[A-Za-z0-9_-][A-Za-z0-9/_-]*$/;
 
-/** What a declaration says about a handler function changing things. */
-export type ChangeMarks = Pick<HandlerDecl, "handler" | "write" | "destructive">;
-
 export const HANDLER_NAME_RULE = { pattern: JS_IDENTIFIER, patternName: "a named export of main.js ([A-Za-z_$][A-Za-z0-9_$]*)" };
 
 export function checkHandlers(knot: TomlTable, path: KeyPath, context: DeclarationContext): HandlerDecl[] {
@@ -62,11 +59,8 @@ export function requirePermission(path: KeyPath, key: "write" | "destructive", w
   context.report([...path, key], `= true needs a permission: a ${what} that changes things must declare permission = "…" (one of tool.knot.permissions)`);
 }
 
-/**
- * Pages are rendered on GET, which needs no CSRF proof: a page's handler must not be one that
- * the plugin's handlers or MCP tools (`handlers`) mark as changing things.
- */
-export function checkPages(knot: TomlTable, path: KeyPath, context: DeclarationContext, handlers: readonly ChangeMarks[] = []): PageDecl[] {
+/** Pages are rendered on GET: that a page's handler changes nothing is check-change-marks.ts's to say. */
+export function checkPages(knot: TomlTable, path: KeyPath, context: DeclarationContext): PageDecl[] {
   const pages: PageDecl[] = [];
   const seenPaths = new Set<string>();
   for (const element of readTableArray(knot, "pages", path, context.report)) {
@@ -75,10 +69,6 @@ export function checkPages(knot: TomlTable, path: KeyPath, context: DeclarationC
     const handler = readString(element.table, "handler", element.path, context.report, { required: true, ...HANDLER_NAME_RULE });
     const label = readString(element.table, "label", element.path, context.report, { required: true, nonEmpty: true });
     const permission = readPermissionRef(element.table, element.path, context);
-    const served = handlers.find((h) => h.handler === handler);
-    if (served?.write) {
-      context.report([...element.path, "handler"], `names ${describeValue(handler)}, which is declared ${served.destructive ? "destructive" : "write"} = true: pages are rendered on GET and must not change anything`);
-    }
     if (pagePath !== undefined) {
       if (seenPaths.has(pagePath)) context.report([...element.path, "path"], `repeats ${describeValue(pagePath)}`);
       seenPaths.add(pagePath);

@@ -9,6 +9,7 @@ import type { Report, TomlTable } from "./checks.ts";
 import { checkEvents } from "./check-events.ts";
 import { checkHandlers, checkPages } from "./check-handlers.ts";
 import { checkMcpTools } from "./check-mcp-tools.ts";
+import { checkChangeMarks } from "./check-change-marks.ts";
 import { checkConfigKeys, checkExports, checkPermissionIds, checkRuntimeRange, checkVersion } from "./check-plugin-fields.ts";
 import { checkDependencies } from "./check-dependencies.ts";
 import { checkNavigation, NAVIGATION_KEYS } from "./check-navigation.ts";
@@ -49,7 +50,8 @@ export function checkManifestDocument(input: ManifestCheckInput): PluginManifest
   const context = { pluginName: input.pluginName, report, lineOf: input.lineOf, declaredPermissions: permissions.declared };
   const handlers = checkHandlers(knot, KNOT_PATH, context);
   const mcpTools = checkMcpTools(knot, KNOT_PATH, context, handlers);
-  const pages = checkPages(knot, KNOT_PATH, context, [...handlers, ...mcpTools]);
+  const pages = checkPages(knot, KNOT_PATH, context);
+  checkChangeMarks(knot, KNOT_PATH, context);
   const exports = checkExports(knot, KNOT_PATH, report);
   const config = checkConfigKeys(knot, KNOT_PATH, report);
   const events = checkEvents(knot, KNOT_PATH, context);

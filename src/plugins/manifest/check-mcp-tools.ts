@@ -17,7 +17,7 @@ import type { KeyPath } from "./key-path.ts";
 
 const MCP_TOOL_KEYS = ["name", "description", "handler", "permission", "read_only", "destructive", "write", "parameters", "input_schema", "area"];
 
-/** `handlers` are the plugin's declared handlers: a tool serving one that changes things must say so too. */
+/** `handlers` are the plugin's declared handlers: a tool without an `area` takes its handler's. */
 export function checkMcpTools(knot: TomlTable, path: KeyPath, context: DeclarationContext, handlers: readonly HandlerDecl[] = []): McpToolDecl[] {
   const tools: McpToolDecl[] = [];
   const seenNames = new Set<string>();
@@ -51,12 +51,8 @@ function checkMcpTool(table: TomlTable, path: KeyPath, context: DeclarationConte
     report([...path, "read_only"], `cannot be combined with ${destructive ? "destructive" : "write"} = true`);
   }
   if (changes !== null && permission === null) requirePermission(path, changes, "tool", context);
-  // Otherwise a read-only token could reach, as a tool, code that tool.knot.handlers says changes things.
+  // Whether its marks agree with the handler's is check-change-marks.ts's to say.
   const served = handlers.find((h) => h.handler === handler);
-  if (served?.write && !write) {
-    const key = served.destructive ? "destructive" : "write";
-    report([...path, "handler"], `names ${describeValue(handler)}, which tool.knot.handlers declares ${key} = true: declare ${key} = true on the tool too`);
-  }
   const parameters = checkParameterDecls(table["parameters"], [...path, "parameters"], report);
   const raw = table["input_schema"] === undefined ? undefined : checkInputSchema(table["input_schema"], [...path, "input_schema"], report);
   if (raw !== undefined && table["parameters"] !== undefined) {
