@@ -8,7 +8,7 @@ export const ERROR_CODES = {
   // configuration and plugin metadata
   CONFIG_INVALID: { status: 500, meaning: "the server configuration is malformed (names the key), or a plugin's required `[plugins.<name>]` key is missing" },
   METADATA_INVALID: { status: 500, meaning: "a plugin's `// /// script` block is malformed: names the plugin, the key and the line" },
-  PLUGIN_COLLISION: { status: 500, meaning: "a plugin declares an MCP tool name another plugin (earlier by name) already owns" },
+  PLUGIN_COLLISION: { status: 500, meaning: "a plugin declares an MCP tool name another plugin (earlier by name) already owns, or a boot tool's name" },
   PLUGIN_LOAD_FAILED: { status: 500, meaning: "a plugin's `main.js` threw or failed to import, its code imported a plugin that then failed, or a peer in its `bin/` did not start and answer `initialize` in time" },
   PLUGIN_UNAVAILABLE: { status: 503, meaning: "a plugin's peer process crashed and is being restarted with backoff; retry shortly" },
   DEPENDENCY_MISSING: { status: 500, meaning: "a plugin's `dependencies` names a plugin that is not loaded (not installed, disabled or failed) or whose version is outside the range" },

@@ -3,6 +3,7 @@
  * a later plugin declaring one of its names fails whole. Settled only among plugins still
  * loading, so a plugin that fails for another reason never holds a name.
  */
+import { BOOT_TOOL_NAMES } from "../mcp/boot-tool-names.ts";
 import type { DeclaredPlugin } from "./dependencies.ts";
 import type { PluginProblem } from "./registry.ts";
 
@@ -23,4 +24,12 @@ export function settleCollisions<T extends DeclaredPlugin>(plugins: readonly T[]
     kept.push(plugin);
   }
   return { kept, rejected };
+}
+
+/** A plugin MCP tool named like a boot tool would be shadowed for every caller: refused before import. */
+export function bootToolClashes(plugin: DeclaredPlugin): PluginProblem[] {
+  return plugin.manifest.mcpTools.filter((tool) => BOOT_TOOL_NAMES.includes(tool.name)).map((tool) => ({
+    code: "PLUGIN_COLLISION", where: `${plugin.name}: tool.knot.mcp_tools.name`, line: tool.line,
+    message: `plugin "${plugin.name}": MCP tool "${tool.name}" (main.js line ${tool.line}) is the name of a built-in MCP tool, which every caller sees instead: rename it`,
+  }));
 }

@@ -16,6 +16,7 @@ import type { Logger } from "../log.ts";
 import { silentLogger } from "../log.ts";
 import { parsePluginManifest } from "./manifest/index.ts";
 import type { Candidate } from "./candidate.ts";
+import { bootToolClashes } from "./collisions.ts";
 import { declaredHandlers, missingByName, notExported } from "./handler-exports.ts";
 import { unloadedImports } from "./import-reach.ts";
 import { planLoad } from "./load-plan.ts";
@@ -163,6 +164,8 @@ async function readDeclarations(name: string, dir: string, options: LoadOptions,
     return { problems: missing.map((key) => ({ code: "CONFIG_INVALID", where: `${name}: config`, message: `plugin "${name}": config key "${key}" is required in the server config's [plugins.${name}] table` })) };
   }
 
+  const clashes = bootToolClashes({ name, manifest });
+  if (clashes.length > 0) return { problems: clashes };
   const unexported = missingByName(name, manifest, mainExports(dir), peers ? (fn) => peers.handler(fn) !== null : null);
   if (unexported.length > 0) return { problems: unexported };
 

@@ -113,3 +113,21 @@ describe("plugin loader: plugins whose code imports a plugin that fails", () => 
     assert.ok(ran(root).includes("starless"), "export * can only be checked by importing");
   });
 });
+
+describe("plugin loader: MCP tool names the server keeps for itself", () => {
+  it("a plugin MCP tool named like a boot tool fails at load, naming the key and line; its code never runs", async () => {
+    const root = tempDir();
+    plugin(root, "shadow", 'version = "1.0.0"\n[[tool.knot.mcp_tools]]\nname = "execute_tool"\ndescription = "d"\nhandler = "run"', "export function run() {}\n");
+    plugin(root, "author", 'version = "1.0.0"\n[[tool.knot.mcp_tools]]\ndescription = "d"\nhandler = "list_user_tools"', "export function list_user_tools() {}\n");
+    const registry = await load(root);
+    assert.deepEqual([...registry.loaded.keys()], []);
+    const byName = Object.fromEntries(registry.failed.map((f) => [f.name, f]));
+    assert.deepEqual(byName.shadow?.problems, [{
+      code: "PLUGIN_COLLISION", where: "shadow: tool.knot.mcp_tools.name", line: 4,
+      message: 'plugin "shadow": MCP tool "execute_tool" (main.js line 4) is the name of a built-in MCP tool, which every caller sees instead: rename it',
+    }]);
+    assert.equal(byName.author?.problems[0]?.code, "PLUGIN_COLLISION");
+    assert.match(byName.author?.reason ?? "", /MCP tool "list_user_tools" \(main\.js line 4\) is the name of a built-in MCP tool/);
+    assert.deepEqual(ran(root), []);
+  });
+});
