@@ -18,7 +18,7 @@
  */
 import { Client, Pool, types, type CustomTypesConfig, type PoolClient, type QueryResultRow } from "pg";
 import { KnotError } from "../../errors.ts";
-import { redactUrl } from "./url.ts";
+import { redactUrl, withReadCommitted } from "./url.ts";
 
 export type PgValue = null | number | string | boolean | readonly string[];
 export type PgRow = Readonly<Record<string, unknown>>;
@@ -89,7 +89,9 @@ function queryable(target: Pool | PoolClient): PgQueryable {
 /** Opens a pool; no connection is made until the first query. */
 export function openPgDb(options: PgDbOptions): PgDb {
   const pool = new Pool({
-    connectionString: options.url,
+    // READ COMMITTED whatever the database or role defaults to (managed services sometimes pick
+    // REPEATABLE READ): the lock-then-read steps need each statement to see what committed before it.
+    connectionString: withReadCommitted(options.url),
     max: options.poolSize ?? 10,
     // No connectionTimeoutMillis: in node-postgres it also bounds the wait for a free pooled
     // connection, and a burst of calls must queue (as they do on SQLite's lock), not lose their
@@ -101,12 +103,7 @@ export function openPgDb(options: PgDbOptions): PgDb {
   // An idle connection that drops (server restart, network) is reported here; without a listener
   // it would crash the process. The pool replaces it, and the next query reports its own error.
   pool.on("error", () => {});
-  // Whatever the database or role defaults to (managed services sometimes pick REPEATABLE READ), the
-  // lock-then-read steps need each statement to see what committed before it. Sent first on each new
-  // connection (its queue keeps the order), not as a startup option, which a URL's own `options` replaces.
-  pool.on("connect", (client) => {
-    client.query("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED").catch(() => {}); // a broken connection fails its next query
-  });
+
   const location = redactUrl(options.url);
   let closed: Promise<void> | undefined;
   /** Work under way: closing waits for it (pg's pool.end() would leave a waiting connect() pending forever). */
