@@ -114,7 +114,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   bindPluginEvents(pool, registry, events);
   const catalog = createUserToolsCatalog(store, registry, {
     onChange: (tool, previous) => signals.emit("toolsChanged", usersAffectedBy(tool, previous)),
-    onEvent: (type, tool, by) => events.emit(toolEvent(type, tool, by.user.name, by)),
+    onEvent: (type, tool, by) => events.emitCommitted(toolEvent(type, tool, by.user.name, by)),
   });
   let baseUrl: string | null = null;
   const quotas = createQuotas(config.quotas);

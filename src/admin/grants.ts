@@ -53,13 +53,13 @@ export function createGrantAdmin({ store, events, toolsChanged }: AdminDeps): Gr
       const permission = parsePermission(text);
       await store.grant({ subject, permission });
       toolsChanged(affected(subject));
-      await events.emit(grantChangedEvent("granted", subject, permission, by));
+      await events.emitCommitted(grantChangedEvent("granted", subject, permission, by));
     },
     async revoke(subject, text, by) {
       const permission = parsePermission(text);
       if (!(await store.revoke({ subject, permission }))) return false;
       toolsChanged(affected(subject));
-      await events.emit(grantChangedEvent("revoked", subject, permission, by));
+      await events.emitCommitted(grantChangedEvent("revoked", subject, permission, by));
       return true;
     },
     async list() {

@@ -29,7 +29,7 @@ export function createToolAdmin({ store, events, toolsChanged }: AdminDeps): Too
       const pinned = { ...input, libPins: pins };
       const tool = existing ? await store.updateUserTool(existing.id, user.id, pinned) : await store.createUserTool(user.id, pinned);
       toolsChanged(usersAffectedBy(tool, existing));
-      await events.emit(toolEvent("tool.saved", tool, user.name, null));
+      await events.emitCommitted(toolEvent("tool.saved", tool, user.name, null));
       return tool;
     },
   };

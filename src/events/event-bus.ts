@@ -36,6 +36,11 @@ export interface EmitInput {
 
 export interface EventBus {
   emit(input: EmitInput): Promise<void>;
+  /**
+   * Tells of a change that has already committed (a tool saved, a grant changed): an event that
+   * cannot be stored is logged and lost, never turned into a failure of the change, which stands.
+   */
+  emitCommitted(input: EmitInput): Promise<void>;
   /** Called after each stored event (the dispatcher wakes up). */
   onStored(listener: () => void): void;
 }
@@ -62,7 +67,10 @@ export function createEventBus(store: Store, logger: Logger): EventBus {
   const sinkIndex = createMarkCache<ReadonlyMap<string, readonly UserToolRecord[]>>(store.changeMark?.bind(store), 1);
   const sinksOf = async (type: string): Promise<readonly UserToolRecord[]> =>
     (await sinkIndex("sinks", async () => indexByType(await store.listSinks())))?.get(type) ?? [];
-  return {
+  const bus: EventBus = {
+    async emitCommitted(input) {
+      await bus.emit(input).catch((error: unknown) => logger.error("an event of a committed change could not be stored; sinks will not hear of it", { type: input.type, error }));
+    },
     async emit(input) {
       const chain = sinkChainOf(input.cause);
       if (chain.length >= MAX_SINK_CHAIN) {
@@ -81,6 +89,7 @@ export function createEventBus(store: Store, logger: Logger): EventBus {
     },
     onStored: (listener) => void listeners.push(listener),
   };
+  return bus;
 }
 
 function indexByType(sinks: readonly UserToolRecord[]): ReadonlyMap<string, readonly UserToolRecord[]> {

@@ -15,7 +15,7 @@ export function withRunEvents(runner: ToolRunner, bus: () => EventBus): ToolRunn
           toolId: source.id, name: source.name, version: source.version, by: principal.user.name,
           outcome: outcome.ok ? "ok" : outcome.error.code, durationMs: Math.round(outcome.durationMs),
         };
-        await bus().emit({ type: "tool.run", data, audience: { kind: "owner", userId: source.ownerId }, cause: principal }).catch(() => {});
+        await bus().emitCommitted({ type: "tool.run", data, audience: { kind: "owner", userId: source.ownerId }, cause: principal });
       }
       return outcome;
     },

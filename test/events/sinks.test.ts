@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, it } from "node:test";
 import { request, startApp, tempDir, type TestApp } from "../helpers/fixtures.ts";
 import { waitFor } from "../helpers/peers.ts";
@@ -148,5 +149,19 @@ describe("event sinks", () => {
     await settled(bob, sink.body.tool.id, 1);
     const [row] = await deliveries(bob, sink.body.tool.id);
     assert.deepEqual([row.type, row.status, row.lastError ?? null], ["tool.saved", "delivered", null]);
+  });
+  it("a change that committed is answered as done even when its event cannot be stored (the failure is logged)", async () => {
+    await saveSink(bob, "hears_saves", ["tool.saved"]);
+    // Another connection makes every insert into the outbox fail, as a full or broken disk would.
+    const side = new DatabaseSync(path.join(t.dir, "knot.db"));
+    side.exec("CREATE TRIGGER outbox_down BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'the outbox is unavailable'); END");
+    try {
+      const saved = await saveTool(bob, "still_saved");
+      assert.equal(saved.status, 201, JSON.stringify(saved.body));
+      assert.equal((await request(`${t.url}/api/tools/${saved.body.tool.id}`, bob)).status, 200);
+    } finally {
+      side.exec("DROP TRIGGER outbox_down");
+      side.close();
+    }
   });
 });
