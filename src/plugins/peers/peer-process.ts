@@ -21,6 +21,9 @@ import { readStderrLines } from "./stderr-lines.ts";
 const STDERR_LINE_CHARS = 4_000;
 const STDERR_LINES_PER_SECOND = 200;
 
+/** How long a peer whose pipe closed has to exit by itself before it is killed (and restarted). */
+const HALF_CLOSED_GRACE_MS = 1_000;
+
 export type PeerState = "starting" | "up" | "restarting" | "stopped";
 
 export interface PeerHealth {
@@ -102,10 +105,20 @@ export async function startPeer(options: PeerOptions): Promise<PeerProcess> {
         else log.info(text);
       },
       onBroken: (reason, violation) => {
-        if (violation && child === proc && state !== "stopped") {
+        if (child !== proc || state === "stopped") return;
+        if (violation) {
           brokenReason = `the peer sent ${reason}`;
           proc.kill("SIGKILL");
+          return;
         }
+        // Its pipe closed: nothing it says can arrive any more, so its calls fail now. A peer that is
+        // exiting is restarted by its exit; one that keeps running without a way to answer is stopped.
+        connection.failAll(unavailable());
+        setTimeout(() => {
+          if (child !== proc || state === "stopped") return;
+          brokenReason = `${reason} while it kept running`;
+          proc.kill("SIGKILL");
+        }, HALF_CLOSED_GRACE_MS).unref();
       },
     }, { maxLineBytes: MAX_LINE_BYTES });
     rpc = connection;
