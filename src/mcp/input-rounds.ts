@@ -10,10 +10,14 @@
  * user). Guarantee: answers of earlier rounds travel in `requestState`, sealed by the SDK's HMAC
  * codec under a server key shared by every instance, and name the user and tool they belong to;
  * this round's answers are taken only for the keys the previous round asked. A state that does
- * not verify, or belongs to another user or tool, is refused (-32602) before the tool runs.
+ * not verify, or belongs to another user, tool or set of arguments (a confirmation given for one
+ * call replayed for another), is refused (-32602) before the tool runs.
  */
+import { createHash } from "node:crypto";
 import { GUEST_QUESTIONS_KEY } from "../../sandbox/guest/bindings.ts";
 import { KnotError } from "../errors.ts";
+import { canonicalJson } from "../store/audit-hash.ts";
+import { jsonDepth, MAX_JSON_DEPTH } from "../validation/json-depth.ts";
 import { ProtocolError } from "./protocol-error.ts";
 import { ErrorCode, type ClientCapabilities } from "./sdk.ts";
 
@@ -41,6 +45,8 @@ export function isInputNeeded(value: unknown): value is InputNeeded {
 export interface SealedRound {
   readonly user: string;
   readonly tool: string;
+  /** The call's arguments (a digest): an answer given for one set of arguments answers no other. */
+  readonly args: string;
   readonly answers: Record<string, unknown>;
   /** Keys asked in the round this state ended. */
   readonly pending: readonly string[];
@@ -56,6 +62,14 @@ export interface InputRound {
   nextKey(prefix: string): string;
   /** Everything answered so far (sealed into the next state). */
   readonly answers: Readonly<Record<string, unknown>>;
+  /** The digest of this call's arguments (sealed into the next state). */
+  readonly args: string;
+}
+
+/** A digest of a call's arguments; arguments too deep to hash are refused before any tool runs anyway. */
+export function argumentsDigest(args: unknown): string {
+  if (jsonDepth(args, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) return "unhashable";
+  return createHash("sha256").update(canonicalJson(args ?? {})).digest("base64url");
 }
 
 const SHAPES: Record<InputMethod, (answer: unknown) => boolean> = {
@@ -69,12 +83,13 @@ const SHAPES: Record<InputMethod, (answer: unknown) => boolean> = {
  * another user or tool), plus this request's responses to the keys the previous round asked.
  */
 export function openRound(options: {
-  user: string; tool: string; state: unknown; responses: Record<string, unknown> | undefined; capabilities: ClientCapabilities | undefined;
+  user: string; tool: string; args: unknown; state: unknown; responses: Record<string, unknown> | undefined; capabilities: ClientCapabilities | undefined;
 }): InputRound {
   const answers: Record<string, unknown> = {};
+  const args = argumentsDigest(options.args);
   if (options.state !== undefined) {
     const state = options.state as Partial<SealedRound>;
-    if (!isObject(state) || state.user !== options.user || state.tool !== options.tool || !isObject(state.answers) || !Array.isArray(state.pending)) {
+    if (!isObject(state) || state.user !== options.user || state.tool !== options.tool || state.args !== args || !isObject(state.answers) || !Array.isArray(state.pending)) {
       throw new ProtocolError(ErrorCode.InvalidParams, "Invalid or expired requestState", { code: "INVALID_REQUEST_STATE" });
     }
     Object.assign(answers, state.answers);
@@ -86,6 +101,7 @@ export function openRound(options: {
   const capabilities = options.capabilities ?? {};
   return {
     answers,
+    args,
     supports: (capability) => isObject((capabilities as Record<string, unknown>)[capability]),
     nextKey(prefix) {
       const n = (counters.get(prefix) ?? 0) + 1;

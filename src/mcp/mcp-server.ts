@@ -95,7 +95,7 @@ export function createMcpServer(core: ServerCore, options: ConnectionOptions): S
     const args = options.setAside?.(ctx) ?? request.params.arguments;
     const roundTool = inputRoundTool(name, args);
     const input = openRound({
-      user: principal.user.id, tool: roundTool, state: ctx.mcpReq.requestState(), responses: ctx.mcpReq.inputResponses, capabilities: server.getClientCapabilities(),
+      user: principal.user.id, tool: roundTool, args, state: ctx.mcpReq.requestState(), responses: ctx.mcpReq.inputResponses, capabilities: server.getClientCapabilities(),
     });
     const envelopeLevel = ctx.mcpReq.envelope?.[LOG_LEVEL_META_KEY as never] as LoggingLevel | undefined;
     const modern = ctx.mcpReq.envelope !== undefined;
@@ -133,7 +133,7 @@ function inputRoundTool(name: string, args: unknown): string {
 
 /** The input-required result: what to ask, and the sealed answers so far. */
 async function askClient(core: ServerCore, user: string, tool: string, input: InputRound, requests: Readonly<Record<string, { method: string; params: Record<string, unknown> }>>): Promise<InputRequiredResult> {
-  const requestState = await core.state.seal({ user, tool, answers: { ...input.answers }, pending: Object.keys(requests) });
+  const requestState = await core.state.seal({ user, tool, args: input.args, answers: { ...input.answers }, pending: Object.keys(requests) });
   return inputRequired({ inputRequests: requests as never, requestState });
 }
 

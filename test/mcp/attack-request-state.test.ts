@@ -62,6 +62,19 @@ describe("attack: input-round request state", () => {
     assert.match(JSON.stringify(honest.response.result.content), /Hello, Mallory!/);
   });
 
+  test("a state is bound to the call's arguments: an answer given for one set of arguments does not answer another", async () => {
+    const withArgs = (args: Record<string, unknown>, extra: Record<string, unknown>) => modernCall(t.url, alice, "tools/call", { name: TOOL, arguments: args, ...extra }, { capabilities });
+    const asked = (await withArgs({}, {})).response.result;
+    assert.equal(asked.resultType, "input_required", JSON.stringify(asked));
+    const changed = await withArgs({ target: "everything" }, { requestState: asked.requestState, inputResponses: ANSWER });
+    assert.equal(changed.response.error?.code, -32602, "the confirmation of one call was replayed for other arguments");
+    const viaExecute = (args: Record<string, unknown>, extra: Record<string, unknown>) =>
+      modernCall(t.url, alice, "tools/call", { name: "execute_tool", arguments: { name: TOOL, arguments: args }, ...extra }, { capabilities });
+    const askedThere = (await viaExecute({}, {})).response.result;
+    assert.equal((await viaExecute({ target: "everything" }, { requestState: askedThere.requestState, inputResponses: ANSWER })).response.error?.code, -32602, "through execute_tool too");
+    assert.match(JSON.stringify((await viaExecute({}, { requestState: askedThere.requestState, inputResponses: ANSWER })).response.result.content), /Hello, Mallory!/);
+  });
+
   test("a user tool that forges its questions (a method other than elicitation, sampling, roots) gets TOOL_ERROR, nothing is sent", async () => {
     const reply = await modernCall(t.url, alice, "tools/call", { name: "u_forge", arguments: {} }, { capabilities });
     assert.equal(reply.response.result.isError, true);
