@@ -52,10 +52,23 @@ const saveStatus = (page: Page) => page.locator(".save-area [role=status]").text
 /** The editor's document, line by line (a small document: CodeMirror renders every line). */
 const editorText = async (page: Page) => (await page.locator(".cm-content .cm-line").allTextContents()).join("\n");
 
-test("edits typed while a save is in flight stay unsaved, and the next save stores them", async () => {
-  const id = await newTool("inflight");
+/** A new tool of bob's, open in the editor of a fresh signed-in browser context. */
+async function editNewTool(name: string) {
+  const id = await newTool(name);
   const { page, context } = await signIn(browser, app, bob);
   await openEditor(page, id);
+  return { id, page, context };
+}
+
+/** After a reload the editor offers no kept draft. */
+async function assertNothingOfferedAfterReload(page: Page): Promise<void> {
+  await page.reload();
+  await page.locator(".cm-content").waitFor();
+  assert.equal(await page.getByRole("region", { name: "Unsaved changes found" }).count(), 0);
+}
+
+test("edits typed while a save is in flight stay unsaved, and the next save stores them", async () => {
+  const { id, page, context } = await editNewTool("inflight");
   let release = () => {};
   const held = new Promise<void>((resolve) => (release = resolve));
   await page.route(`**/api/tools/${encodeURIComponent(id)}`, async (route) => {
@@ -94,9 +107,7 @@ async function endSessionWhileTyping(page: Page, text: string): Promise<void> {
 }
 
 test("a session that ends keeps the unsaved draft in the tab, and after signing in again it can be restored and saved", async () => {
-  const id = await newTool("expiry");
-  const { page, context } = await signIn(browser, app, bob);
-  await openEditor(page, id);
+  const { id, page, context } = await editNewTool("expiry");
   await typeAtEnd(page, "// kept\n");
   await endSessionWhileTyping(page, "// also kept\n");
   await signInAgain(page);
@@ -113,16 +124,12 @@ test("a session that ends keeps the unsaved draft in the tab, and after signing 
   await page.getByText("Saved as version 2").waitFor();
   assert.equal((await savedTool(id)).code, `${CODE}// kept\n// also kept\n`);
   // Saved: nothing is offered any more.
-  await page.reload();
-  await page.locator(".cm-content").waitFor();
-  assert.equal(await page.getByRole("region", { name: "Unsaved changes found" }).count(), 0);
+  await assertNothingOfferedAfterReload(page);
   await context.close();
 });
 
 test("a kept draft can be discarded: the saved version stays and it is not offered again", async () => {
-  const id = await newTool("expiry-discard");
-  const { page, context } = await signIn(browser, app, bob);
-  await openEditor(page, id);
+  const { id, page, context } = await editNewTool("expiry-discard");
   await typeAtEnd(page, "// unwanted\n");
   await endSessionWhileTyping(page, "// more\n");
   await signInAgain(page);
@@ -130,16 +137,12 @@ test("a kept draft can be discarded: the saved version stays and it is not offer
   await offer.getByRole("button", { name: "Discard them" }).click();
   assert.equal(await offer.count(), 0);
   assert.equal(await editorText(page), CODE);
-  await page.reload();
-  await page.locator(".cm-content").waitFor();
-  assert.equal(await page.getByRole("region", { name: "Unsaved changes found" }).count(), 0);
+  await assertNothingOfferedAfterReload(page);
   await context.close();
 });
 
 test("Sign out with unsaved changes asks first: Cancel keeps the session and the draft, OK signs out and drops it", async () => {
-  const id = await newTool("sign-out");
-  const { page, context } = await signIn(browser, app, bob);
-  await openEditor(page, id);
+  const { id, page, context } = await editNewTool("sign-out");
   await typeAtEnd(page, "// draft\n");
   // The first question is answered Cancel, the second OK; any further one would be a double ask.
   const asked: string[] = [];
@@ -167,9 +170,7 @@ async function saveElsewhere(id: string, body: Record<string, unknown>): Promise
 const THEIRS = "export default () => 'theirs';\n";
 
 test("a save conflict keeps my draft and offers Overwrite with my version, which saves it over the latest", async () => {
-  const id = await newTool("conflict-mine");
-  const { page, context } = await signIn(browser, app, bob);
-  await openEditor(page, id);
+  const { id, page, context } = await editNewTool("conflict-mine");
   await typeAtEnd(page, "// mine\n");
   await saveElsewhere(id, { code: THEIRS });
   await page.getByRole("button", { name: "Save", exact: true }).click();
@@ -191,9 +192,7 @@ test("a save conflict keeps my draft and offers Overwrite with my version, which
 });
 
 test("a save conflict can be resolved with Discard mine and load theirs", async () => {
-  const id = await newTool("conflict-theirs");
-  const { page, context } = await signIn(browser, app, bob);
-  await openEditor(page, id);
+  const { id, page, context } = await editNewTool("conflict-theirs");
   await typeAtEnd(page, "// mine\n");
   await saveElsewhere(id, { code: THEIRS });
   await page.getByRole("button", { name: "Save", exact: true }).click();
@@ -212,9 +211,7 @@ test("a save conflict can be resolved with Discard mine and load theirs", async 
 });
 
 test("a restored draft made to an older version is not saved over the newer one without asking", async () => {
-  const id = await newTool("stale-restore");
-  const { page, context } = await signIn(browser, app, bob);
-  await openEditor(page, id);
+  const { id, page, context } = await editNewTool("stale-restore");
   await typeAtEnd(page, "// kept\n");
   await endSessionWhileTyping(page, "// more\n");
   await saveElsewhere(id, { code: THEIRS });
@@ -230,9 +227,7 @@ test("a restored draft made to an older version is not saved over the newer one 
 
 test("a name clash (also CONFLICT) is shown as an error, not as a version conflict", async () => {
   await newTool("taken");
-  const id = await newTool("clash");
-  const { page, context } = await signIn(browser, app, bob);
-  await openEditor(page, id);
+  const { id, page, context } = await editNewTool("clash");
   await page.getByRole("tab", { name: "Settings" }).click();
   await page.getByLabel("Name", { exact: true }).fill("taken");
   await page.getByRole("button", { name: "Save", exact: true }).click();

@@ -63,14 +63,21 @@ test("MCP over stdio serves the same tools as the user, with audit", async () =>
   assert.match(refused.stderr, /permission denied: needs knot\.mcp/);
 });
 
-test("stdio: a line that is not JSON gets -32700; replies still owed at stdin EOF are written; a 2026 client needs no initialize", async () => {
+/** A database with "sam", who may use MCP and the demo plugin, and the user tools given. */
+async function samDatabase(...tools: Array<{ name: string; code: string }>): Promise<{ dir: string; db: string }> {
   const dir = tempDir();
   const db = path.join(dir, "knot.db");
   const store = await openStore({ path: db });
   const sam = await store.createUser({ name: "sam", isAdmin: false });
   await store.grant({ subject: { kind: "user", userId: sam.id }, permission: "knot.mcp" });
   await store.grant({ subject: { kind: "user", userId: sam.id }, permission: "plugin.demo.view_dashboard" });
+  for (const tool of tools) await store.createUserTool(sam.id, parseUserToolInput(tool));
   await store.close();
+  return { dir, db };
+}
+
+test("stdio: a line that is not JSON gets -32700; replies still owed at stdin EOF are written; a 2026 client needs no initialize", async () => {
+  const { dir, db } = await samDatabase();
   const lines = (...messages: unknown[]) => messages.map((m) => (typeof m === "string" ? m : JSON.stringify(m))).join("\n") + "\n";
   const replies = (stdout: string) => stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
 
@@ -102,14 +109,7 @@ test("stdio: a line that is not JSON gets -32700; replies still owed at stdin EO
 });
 
 test("stdio: a last line without a newline is answered, a cancelled call does not hold EOF open, and an oversized line is refused whole", async () => {
-  const dir = tempDir();
-  const db = path.join(dir, "knot.db");
-  const store = await openStore({ path: db });
-  const sam = await store.createUser({ name: "sam", isAdmin: false });
-  await store.grant({ subject: { kind: "user", userId: sam.id }, permission: "knot.mcp" });
-  await store.grant({ subject: { kind: "user", userId: sam.id }, permission: "plugin.demo.view_dashboard" });
-  await store.createUserTool(sam.id, parseUserToolInput({ name: "slow", code: `export default () => { const until = Date.now() + 4000; while (Date.now() < until) {} return "late"; };\n` }));
-  await store.close();
+  const { dir, db } = await samDatabase({ name: "slow", code: `export default () => { const until = Date.now() + 4000; while (Date.now() < until) {} return "late"; };\n` });
   const _meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
   const call = (id: number, name: string, args: Record<string, unknown> = {}) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, _meta } });
   const replies = (stdout: string) => stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
