@@ -13,6 +13,7 @@ export const DIAGNOSTIC_CODES = {
   NO_ENTRY: "a user tool has neither a default export, an exported main, nor top-level code that runs",
   MODULE_NOT_FOUND: "a declared client module file could not be read",
   EXPORT_INVALID: "a declared client module entry is malformed (stem, extension, duplicate)",
+  LIB_AMBIGUOUS: "a `lib:` name is shared by several people: import one by its owner-qualified name",
 } as const;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

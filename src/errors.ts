@@ -13,7 +13,10 @@ export const ERROR_CODES = {
   PLUGIN_UNAVAILABLE: { status: 503, meaning: "a plugin's peer process crashed and is being restarted with backoff; retry shortly" },
   DEPENDENCY_MISSING: { status: 500, meaning: "a plugin's `dependencies` names a plugin that is not loaded (not installed, disabled or failed) or whose version is outside the range" },
   // requests
-  BAD_REQUEST: { status: 400, meaning: "the request is malformed (wrong method, body not an object, bad CLI usage)" },
+  BAD_REQUEST: { status: 400, meaning: "the request is malformed (body not an object, bad CLI usage)" },
+  METHOD_NOT_ALLOWED: { status: 405, meaning: "the route does not take that HTTP method; `allow` names those it does" },
+  HOST_NOT_ALLOWED: { status: 403, meaning: "the `Host` or `Origin` of an `/mcp` request names no host this server answers for (DNS-rebinding protection): list it in `mcp.allowed_hosts`" },
+  INVALID_REQUEST_STATE: { status: 400, meaning: "an input round's `requestState` does not verify, has expired, or belongs to another user, tool or set of arguments (JSON-RPC -32602)" },
   INVALID_JSON: { status: 400, meaning: "the request body is not valid JSON" },
   INVALID_ARGUMENT: { status: 400, meaning: "an argument or field does not match what is declared; `where` names it" },
   PAYLOAD_TOO_LARGE: { status: 413, meaning: "the request body is over the size limit (1 MiB by default)" },

@@ -96,7 +96,7 @@ async function handle(options: HttpServerOptions, req: IncomingMessage, res: Ser
   if (!matched) throw new KnotError("NOT_FOUND", `no route for ${url.pathname}`);
   if ("allowed" in matched) {
     res.setHeader("allow", [...new Set(matched.allowed)].join(", "));
-    throw new KnotError("BAD_REQUEST", `method ${method} is not allowed on ${url.pathname}`);
+    throw new KnotError("METHOD_NOT_ALLOWED", `method ${method} is not allowed on ${url.pathname}`);
   }
   const route: Route = matched.route;
   const { maxBodyBytes } = options;

@@ -151,7 +151,7 @@ async function serveStateful(deps: HttpHandlerDeps, req: IncomingMessage, res: S
 
 async function serveStateless(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
   if (req.method !== "POST") {
-    return rpcError(res, 405, "BAD_REQUEST", "Method not allowed: this server is stateless (POST only)", { allow: "POST" });
+    return rpcError(res, 405, "METHOD_NOT_ALLOWED", "Method not allowed: this server is stateless (POST only)", { allow: "POST" });
   }
   const server = deps.newServer(false);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });

@@ -114,7 +114,7 @@ export function createOAuthService(options: OAuthServiceOptions): OAuthService {
         const cors = { "access-control-allow-origin": "*", "access-control-allow-methods": "GET, OPTIONS", "access-control-allow-headers": "mcp-protocol-version" };
         if (req.method === "OPTIONS") sendJson(res, 204, null, cors);
         else if (req.method === "GET" || req.method === "HEAD") sendJson(res, 200, protectedResourceMetadata(), cors);
-        else sendJson(res, 405, { error: "method not allowed", code: "BAD_REQUEST" }, { allow: "GET, OPTIONS" });
+        else sendJson(res, 405, { error: "method not allowed", code: "METHOD_NOT_ALLOWED" }, { allow: "GET, OPTIONS" });
         return true;
       }
       if (!PROVIDER_PATHS.test(path)) return false;

@@ -100,6 +100,13 @@ describe("HTTP /plugins/<name>/<fn>", () => {
     assert.equal(list.body.code, "BAD_REQUEST");
   });
 
+  it("answers 405 METHOD_NOT_ALLOWED, with Allow, for a method a route does not take", async () => {
+    const res = await fetch(`${t.url}/api/me`, { method: "DELETE", headers: { authorization: `Bearer ${plain}` } });
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get("allow"), "GET");
+    assert.equal(((await res.json()) as { code: string }).code, "METHOD_NOT_ALLOWED");
+  });
+
   it("answers 413 over 1 MiB", async () => {
     const big = JSON.stringify({ blob: "x".repeat(1_048_576) });
     const res = await request(`${t.url}/plugins/probe/echo`, plain, { method: "POST", body: big });
