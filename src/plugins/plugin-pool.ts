@@ -4,6 +4,7 @@
  * user tool's loopback call also arrives on), and MCP plugin tools. So the name checks, the gate
  * (enforced before any handler code runs), the deadline and the error mapping are the same for all.
  */
+import { GUEST_CAPS } from "../../sandbox/guest/bindings.ts";
 import { HANDLER_NAME_FORBIDDEN, PLUGIN_NAME } from "../../sandbox/guest/names.ts";
 import type { ToolResult } from "../../sandbox/protocol.ts";
 import { KnotError } from "../errors.ts";
@@ -103,7 +104,7 @@ function observeInvoke(invoke: PluginPool["invoke"], onCall: (call: HandlerCall)
 }
 
 function resolveAddressable(registry: PluginRegistry, plugin: string, fn: string) {
-  const valid = PLUGIN_NAME.test(plugin) && fn.length > 0 && fn.length <= 128 && !HANDLER_NAME_FORBIDDEN.test(fn);
+  const valid = PLUGIN_NAME.test(plugin) && fn.length > 0 && fn.length <= GUEST_CAPS.nameChars && !HANDLER_NAME_FORBIDDEN.test(fn);
   const target = valid ? registry.handler(plugin, fn) : null;
   if (!target) throw new KnotError("NOT_ADDRESSABLE", "not addressable", { where: `${plugin}/${fn}` });
   return target;

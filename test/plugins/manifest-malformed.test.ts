@@ -22,6 +22,8 @@ const MALFORMED: ReadonlyArray<{ readonly name: string; readonly toml: readonly 
   { name: "requires not a range", toml: [...HEAD, 'requires = "not a range"'], key: "tool.knot.requires", line: 5 },
   { name: "requires and requires-runtime both", toml: ['requires-runtime = ">=0.1"', ...HEAD, 'requires = ">=0.1"'], key: "tool.knot.requires", line: 6 },
   { name: "handler key missing", toml: [...HEAD, "[[tool.knot.handlers]]", 'permission = "export"'], key: "tool.knot.handlers[0].handler", line: 5 },
+  { name: "handler name longer than a call can address (128)", toml: [...HEAD, "[[tool.knot.handlers]]", `handler = "${"h".repeat(129)}"`], key: "tool.knot.handlers[0].handler", line: 6 },
+  { name: "event type that qualified passes 128 characters", toml: [...HEAD, "[[tool.knot.events]]", `type = "${"e".repeat(120)}"`, 'description = "d"', 'permission = "export"'], key: "tool.knot.events[0].type", line: 6 },
   { name: "handler not an identifier", toml: [...HEAD, "[[tool.knot.handlers]]", 'handler = "export-all"'], key: "tool.knot.handlers[0].handler", line: 6 },
   {
     name: "handler declared twice",

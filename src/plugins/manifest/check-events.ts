@@ -3,7 +3,7 @@
  * description and an optional permission a sink's owner must hold to receive it. Types are
  * qualified at load like permissions: `order_placed` in plugin `shop` is `plugin.shop.order_placed`.
  */
-import { EVENT_TYPE_ID } from "../../../sandbox/guest/names.ts";
+import { EVENT_TYPE, EVENT_TYPE_ID } from "../../../sandbox/guest/names.ts";
 import type { EventDecl } from "../manifest-types.ts";
 import { checkKnownKeys, describeValue, readString, readTableArray } from "./checks.ts";
 import type { TomlTable } from "./checks.ts";
@@ -21,6 +21,11 @@ export function checkEvents(knot: TomlTable, path: KeyPath, context: Declaration
     const permission = readPermissionRef(element.table, element.path, context);
     if (type === undefined || description === undefined || permission === undefined) continue;
     const qualified = `plugin.${context.pluginName}.${type}`;
+    if (!EVENT_TYPE.test(qualified)) {
+      // A sink subscribes by the qualified type, which the subscription rule bounds.
+      context.report([...element.path, "type"], `makes the event type "${qualified.slice(0, 40)}…" ${qualified.length} characters long; with "plugin.${context.pluginName}." it may be at most 128`);
+      continue;
+    }
     if (events.some((e) => e.type === qualified)) {
       context.report([...element.path, "type"], `repeats ${describeValue(type)}`);
       continue;

@@ -7,6 +7,7 @@
  * so that changing things is always something an admin granted (the CMS seed's rule).
  */
 import type { HandlerDecl, PageDecl } from "../manifest-types.ts";
+import { GUEST_CAPS } from "../../../sandbox/guest/bindings.ts";
 import { checkKnownKeys, describeValue, JS_IDENTIFIER, readBool, readString, readTableArray } from "./checks.ts";
 import type { TomlTable } from "./checks.ts";
 import { readArea, readPermissionRef } from "./declaration-context.ts";
@@ -20,7 +21,9 @@ const PAGE_KEYS = ["path", "handler", "label", "permission", "default", "menu_la
 /** "/" then a name: the page is served at `/api/pages/<plugin>/<path without its first "/">`, one non-empty segment. */
 const PAGE_PATH = /^\/[A-Za-z0-9_-][A-Za-z0-9/_-]*$/;
 
-export const HANDLER_NAME_RULE = { pattern: JS_IDENTIFIER, patternName: "a named export of main.js ([A-Za-z_$][A-Za-z0-9_$]*)" };
+/** A named export of main.js that a call can address: at most the length a call's handler name may have. */
+const HANDLER_NAME = new RegExp(`^(?=.{1,${GUEST_CAPS.nameChars}}$)${JS_IDENTIFIER.source.slice(1)}`);
+export const HANDLER_NAME_RULE = { pattern: HANDLER_NAME, patternName: `a named export of main.js ([A-Za-z_$][A-Za-z0-9_$]*, at most ${GUEST_CAPS.nameChars} characters)` };
 
 export function checkHandlers(knot: TomlTable, path: KeyPath, context: DeclarationContext): HandlerDecl[] {
   const handlers: HandlerDecl[] = [];
