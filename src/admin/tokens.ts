@@ -29,9 +29,21 @@ export interface TokenAdmin {
   bootstrap(): Promise<string | null>;
 }
 
+/** The most a token's name may hold (API, CLI and OAuth connections alike). */
+const MAX_TOKEN_NAME = 100;
+
+/**
+ * An OAuth connection's token name from the name its client registered (open registration: any
+ * length, any text): what the token rules allow, cut to length and never the session name.
+ */
+export function connectionTokenName(clientName: string): string {
+  const name = clientName.trim().slice(0, MAX_TOKEN_NAME).trim() || "OAuth client";
+  return name === SESSION_TOKEN_NAME ? `${name} (OAuth client)` : name;
+}
+
 function parseTokenName(value: unknown): string {
   const name = typeof value === "string" ? value.trim() : "";
-  if (name.length < 1 || name.length > 100) throw new KnotError("INVALID_ARGUMENT", "name must be 1–100 characters", { where: "name" });
+  if (name.length < 1 || name.length > MAX_TOKEN_NAME) throw new KnotError("INVALID_ARGUMENT", `name must be 1–${MAX_TOKEN_NAME} characters`, { where: "name" });
   if (name === SESSION_TOKEN_NAME) throw new KnotError("INVALID_ARGUMENT", `"${SESSION_TOKEN_NAME}" is reserved for sign-in sessions`, { where: "name" });
   return name;
 }

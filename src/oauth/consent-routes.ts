@@ -6,6 +6,7 @@
  * name this uid), lending more than the person holds (parseConsent), and a scoped credential
  * minting itself a broader connection (refused, as for token creation).
  */
+import { connectionTokenName } from "../admin/tokens.ts";
 import { hashSecret, mintSecret } from "../auth/secrets.ts";
 import { KnotError } from "../errors.ts";
 import { sendJson } from "../http/respond.ts";
@@ -77,7 +78,7 @@ export function consentRoutes(services: Services, oauth: OAuthService): Route[] 
         grant.addResourceScope(oauth.resource, MCP_SCOPE);
         const grantId = await grant.save();
         const connection = await store.createToken({
-          userId: ctx.principal.user.id, name: clientName,
+          userId: ctx.principal.user.id, name: connectionTokenName(clientName),
           // The connection's own secret is never shown: it is reached only through its OAuth tokens.
           secretHash: hashSecret(mintSecret("ktc_")),
           scopes: choice.scopes,

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { request, startApp, type TestApp } from "../helpers/fixtures.ts";
 import { postMcp, toolNames, writeMcpPlugins } from "../mcp/helpers.ts";
-import { connectOverOAuth, issueTokens, tokenRequest } from "./helpers.ts";
+import { approve, connectOverOAuth, issueTokens, pkcePair, registerClient, tokenRequest } from "./helpers.ts";
 
 let t: TestApp;
 let person: { user: { id: string }; token: string };
@@ -113,3 +113,16 @@ async function waitFor(check: () => Promise<boolean>, ms = 3000): Promise<void> 
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+test("a connection's token name follows the token rules whatever the client calls itself: never the session name, at most 100 characters", async () => {
+  for (const clientName of ["web session", "A".repeat(5_000)]) {
+    const client = (await registerClient(t.url, { client_name: clientName })).body;
+    const { connectionId } = await approve(t.url, person.token, { client_id: client.client_id, code_challenge: pkcePair().challenge });
+    const row = (await request(`${t.url}/api/tokens`, person.token)).body.tokens.find((tk: { id: string }) => tk.id === connectionId);
+    assert.ok(row.name.length >= 1 && row.name.length <= 100, `${row.name.length} characters`);
+    assert.notEqual(row.name, "web session");
+    assert.notEqual(row.session, true, "an OAuth connection is no sign-in session");
+    const renamed = await request(`${t.url}/api/tokens/${connectionId}`, person.token, { method: "PATCH", body: JSON.stringify({ name: "Renamed" }) });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+  }
+});
