@@ -7,7 +7,9 @@
  * Who may ask is the caller's business: the router's admin flag on the web, the local account
  * running the CLI.
  */
+import type { AuditLog } from "../audit/audit-log.ts";
 import type { EventBus } from "../events/event-bus.ts";
+import type { Principal } from "../identity/principal.ts";
 import type { Services } from "../services.ts";
 import type { Store, TokenRecord } from "../store/store.ts";
 import { createGrantAdmin, type GrantAdmin } from "./grants.ts";
@@ -23,6 +25,15 @@ export interface AdminDeps {
   readonly toolsChanged: (userIds?: readonly string[]) => void;
   /** After a token is revoked: its OAuth grant goes with it, and its open MCP sessions close where there are any. */
   readonly tokenRevoked: (token: TokenRecord) => Promise<void>;
+  /** Where admin actions that must be audited (revoking an OAuth connection) are recorded, whichever surface asked. */
+  readonly audit: Pick<AuditLog, "record">;
+}
+
+/** Who asked for an admin action, for its audit row: a request's principal, or the local CLI (none). */
+export interface AdminActor {
+  readonly principal: Principal | null;
+  readonly surface: "http" | "cli";
+  readonly requestId: string | null;
 }
 
 export interface Admin {
@@ -38,5 +49,5 @@ export function createAdmin(deps: AdminDeps): Admin {
 
 /** The admin layer of a running server (stateless: cheap to build per route table). */
 export function adminOf(services: Services): Admin {
-  return createAdmin({ store: services.store, events: services.events, toolsChanged: services.toolsChanged, tokenRevoked: (token) => services.oauth.tokenRevoked(token) });
+  return createAdmin({ store: services.store, events: services.events, toolsChanged: services.toolsChanged, tokenRevoked: (token) => services.oauth.tokenRevoked(token), audit: services.audit });
 }

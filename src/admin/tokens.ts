@@ -3,7 +3,7 @@ import { SCOPE } from "../../sandbox/guest/names.ts";
 import { hashSecret, mintSecret } from "../auth/secrets.ts";
 import { KnotError } from "../errors.ts";
 import type { TokenRecord, TokenScopes } from "../store/store.ts";
-import type { AdminDeps } from "./admin.ts";
+import type { AdminActor, AdminDeps } from "./admin.ts";
 
 const API_TOKEN_PREFIX = "kt_";
 /** What sign-in sessions' tokens are named (web/session-routes.ts mints them): no API token takes or leaves the name. */
@@ -23,8 +23,8 @@ export interface NewToken {
 export interface TokenAdmin {
   create(input: NewToken): Promise<{ token: TokenRecord; secret: string }>;
   rename(token: TokenRecord, name: unknown): Promise<void>;
-  /** False when it was revoked already; its OAuth grant and open sessions go with it either way. */
-  revoke(token: TokenRecord): Promise<boolean>;
+  /** False when it was revoked already; its OAuth grant and open sessions go with it either way. An OAuth connection's revocation is audited. */
+  revoke(token: TokenRecord, by: AdminActor): Promise<boolean>;
   /** On an empty database: the user `admin` and its token's secret; null when there are users (another instance may have just made them). */
   bootstrap(): Promise<string | null>;
 }
@@ -60,7 +60,7 @@ export function tokenScopes(permissions: readonly string[] | null, write: boolea
   return { permissions: [...new Set(listed)], write };
 }
 
-export function createTokenAdmin({ store, tokenRevoked }: AdminDeps): TokenAdmin {
+export function createTokenAdmin({ store, tokenRevoked, audit }: AdminDeps): TokenAdmin {
   const create = async (input: NewToken) => {
     const name = parseTokenName(input.name);
     const secret = mintSecret(API_TOKEN_PREFIX);
@@ -73,9 +73,15 @@ export function createTokenAdmin({ store, tokenRevoked }: AdminDeps): TokenAdmin
       if (token.name === SESSION_TOKEN_NAME) throw new KnotError("INVALID_ARGUMENT", `"${SESSION_TOKEN_NAME}" tokens cannot be renamed`, { where: "name" });
       await store.renameToken(token.id, parseTokenName(value));
     },
-    async revoke(token) {
+    async revoke(token, by) {
       const revoked = await store.revokeToken(token.id);
       await tokenRevoked(token);
+      if (token.connection) {
+        await audit.record({
+          principal: by.principal, surface: by.surface, tool: "oauth.revoke", args: { clientId: token.connection.clientId, connectionId: token.id },
+          outcome: revoked ? "ok" : "ALREADY_REVOKED", durationMs: 0, requestId: by.requestId,
+        });
+      }
       return revoked;
     },
     async bootstrap() {

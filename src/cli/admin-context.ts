@@ -4,6 +4,7 @@
  * change bus, so MCP clients of servers on the same database hear of a CLI grant as of a web one.
  */
 import { createAdmin, type Admin } from "../admin/admin.ts";
+import { createAuditLog } from "../audit/audit-log.ts";
 import type { ServerConfig } from "../config.ts";
 import { createEventBus } from "../events/event-bus.ts";
 import { silentLogger } from "../log.ts";
@@ -29,12 +30,19 @@ async function openAdmin(values: Parameters<typeof resolveConfig>[0], createData
     await store.close();
     throw error;
   });
+  // The admin layer audits what it must (an OAuth connection revoked) into the same log the server keeps.
+  const audit = await createAuditLog({ store, maskKey: config.audit.maskKey, logger: silentLogger }).catch(async (error: unknown) => {
+    await bus.close();
+    await store.close();
+    throw error;
+  });
   const admin = createAdmin({
     store, events: createEventBus(store, silentLogger), toolsChanged: (userIds) => bus.publish(userIds),
     // No MCP session lives in this process: revoking the connection's OAuth grant is all there is to do here.
     tokenRevoked: async (token) => {
       if (token.connection) await store.revokeOAuthGrant(token.connection.grantId);
     },
+    audit,
   });
   return {
     admin, store, config,

@@ -96,10 +96,7 @@ export function tokenRoutes(services: Services): Route[] {
         if (ctx.principal.scopes !== null && token.id !== ctx.principal.tokenId) {
           throw new KnotError("PERMISSION_DENIED", "permission denied: a scoped credential may revoke only itself; sign in with an unscoped token to revoke others");
         }
-        const revoked = await admin.tokens.revoke(token);
-        if (token.connection) {
-          await services.audit.record({ principal: ctx.principal, surface: "http", tool: "oauth.revoke", args: { clientId: token.connection.clientId, connectionId: token.id }, outcome: revoked ? "ok" : "ALREADY_REVOKED", durationMs: 0, requestId: ctx.requestId });
-        }
+        const revoked = await admin.tokens.revoke(token, { principal: ctx.principal, surface: "http", requestId: ctx.requestId });
         sendJson(ctx.res, 200, { revoked, token: describeToken((await store.getToken(token.id)) ?? token, ctx.principal) });
       },
     },

@@ -97,6 +97,26 @@ describe("knot-tools CLI", () => {
       assert.match(run("tokens", "list").stdout, /\trevoked\t/);
     });
 
+    it("revoking an OAuth connection from the CLI is audited, as it is from the API", async () => {
+      const store = await openStore({ path: db });
+      let id: string;
+      try {
+        const alice = (await store.getUserByName("alice"))!;
+        id = (await store.createToken({ userId: alice.id, name: "Assistant", secretHash: "c".repeat(64), scopes: null, expiresAt: null, connection: { clientId: "client-1", clientName: "Assistant", grantId: "grant-1" } })).id;
+      } finally {
+        await store.close();
+      }
+      assert.equal(run("tokens", "revoke", id).code, 0);
+      const check = await openStore({ path: db });
+      try {
+        const [row] = await check.queryAudit({ tool: "oauth.revoke" });
+        assert.equal(row?.surface, "cli");
+        assert.deepEqual(row?.args, { clientId: "client-1", connectionId: id });
+      } finally {
+        await check.close();
+      }
+    });
+
     it("tokens create --scopes records scopes", () => {
       const scoped = run("tokens", "create", "alice", "--scopes", "plugin.metrics.*", "--no-write");
       assert.equal(scoped.code, 0, scoped.stderr);

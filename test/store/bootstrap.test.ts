@@ -11,7 +11,7 @@ import { hashSecret } from "../../src/auth/secrets.ts";
 import type { Store } from "../../src/store/store.ts";
 import { forEachStore } from "./helpers.ts";
 
-const tokensOf = (store: Store) => createTokenAdmin({ store, events: { emit: async () => {}, emitCommitted: async () => {}, onStored: () => {} }, toolsChanged: () => {}, tokenRevoked: async () => {} });
+const tokensOf = (store: Store) => createTokenAdmin({ store, events: { emit: async () => {}, emitCommitted: async () => {}, onStored: () => {} }, toolsChanged: () => {}, tokenRevoked: async () => {}, audit: { record: async () => {} } });
 
 forEachStore((backend) => {
   test("two instances bootstrapping one empty database at once: one admin, one token, no error", async () => {

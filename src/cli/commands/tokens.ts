@@ -26,7 +26,7 @@ export async function tokensCommand(args: string[]): Promise<number> {
       return 0;
     }
     const token = await store.getToken(subject!);
-    if (!token || !(await admin.tokens.revoke(token))) throw new KnotError("NOT_FOUND", `no token with id "${subject}"`);
+    if (!token || !(await admin.tokens.revoke(token, { principal: null, surface: "cli", requestId: null }))) throw new KnotError("NOT_FOUND", `no token with id "${subject}"`);
     return 0;
   });
 }
