@@ -3,10 +3,10 @@
  * through here, so the parser options (ES latest, module code, locations) are decided once and
  * a reader knows where the parser enters. Parsing never evaluates anything.
  */
-import { parse } from "acorn";
 import { recursive, simple } from "acorn-walk";
 import type { SimpleVisitors } from "acorn-walk";
 import type { Node, Program } from "acorn";
+import { LinearParser } from "../sandbox/worker/linear-scopes.ts";
 
 export type { Expression, Node, Pattern, Program } from "acorn";
 
@@ -24,7 +24,7 @@ export type ParseResult =
 /** Parse `js` as an ES module (latest syntax acorn knows, top-level await allowed). */
 export function parseModule(js: string): ParseResult {
   try {
-    const program = parse(js, { ecmaVersion: "latest", sourceType: "module", locations: true });
+    const program = LinearParser.parse(js, { ecmaVersion: "latest", sourceType: "module", locations: true }) as Program;
     return { ok: true, program };
   } catch (error) {
     return { ok: false, failure: describeParseError(error) };

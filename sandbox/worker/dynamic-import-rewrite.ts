@@ -4,11 +4,11 @@
  * module enters an isolate, each `import(...)` expression found by a real parse (acorn) is renamed
  * to a prelude function that rejects with MODULE_NOT_ALLOWED, naming the specifier. Code built at
  * run time (eval, new Function) is not rewritten and still gets V8's rejection: safe either way.
- * The one place acorn enters the sandbox.
+ * acorn enters the sandbox only here and through linear-scopes.ts (its parser, with linear scope checks).
  */
-import { parse } from "acorn";
 import { simple } from "acorn-walk";
 import { GLOBAL_NAMES } from "../guest/bindings.ts";
+import { LinearParser } from "./linear-scopes.ts";
 
 /** Every dynamic import is `import` + optional spaces/comments + `(`; skip the parse otherwise. */
 const MAYBE_DYNAMIC_IMPORT = /\bimport\s*[(/]/;
@@ -17,7 +17,7 @@ export function rewriteDynamicImports(source: string): string {
   if (!MAYBE_DYNAMIC_IMPORT.test(source)) return source;
   let starts: number[];
   try {
-    const ast = parse(source, { ecmaVersion: "latest", sourceType: "module", allowHashBang: true });
+    const ast = LinearParser.parse(source, { ecmaVersion: "latest", sourceType: "module", allowHashBang: true });
     starts = [];
     simple(ast, {
       ImportExpression(node) {

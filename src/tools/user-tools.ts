@@ -14,7 +14,7 @@ import { loadPinnedLibs, type PinnedModules } from "./pinned-libs.ts";
 import { describePins, type PinStatus } from "./pin-status.ts";
 import { qualifiedName } from "./tool-names.ts";
 import { toolVisible, versionVisible } from "./tool-visibility.ts";
-import { parseUserToolInput } from "./user-tool-input.ts";
+import { MAX_CODE_BYTES, parseUserToolInput } from "./user-tool-input.ts";
 
 export interface SavedTool {
   readonly tool: UserToolRecord;
@@ -154,6 +154,7 @@ export function createUserToolsCatalog(store: Store, registry: PluginRegistry, o
     },
     async check(principal, source) {
       if (typeof source.code !== "string") throw new KnotError("INVALID_ARGUMENT", "code is required", { where: "code" });
+      if (Buffer.byteLength(source.code) > MAX_CODE_BYTES) throw new KnotError("INVALID_ARGUMENT", `code is over ${MAX_CODE_BYTES} bytes`, { where: "code" });
       const language = source.language === "ts" ? "ts" : "js";
       // The lib names a save could not pin (ambiguous) show as you type, not only on save.
       const { diagnostics } = await pinLibs(store, author(principal), source.code, language, null);

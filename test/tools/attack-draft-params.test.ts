@@ -76,6 +76,12 @@ describe("draft parameters are validated exactly as saved ones, and bounded", ()
     assert.equal(res.status, 400);
     assert.equal(res.body.code, "INVALID_ARGUMENT");
     assert.match(res.body.error, /^name /);
+    // The code's size bound holds for a check as for a save or a draft run (a check parses it on the event loop).
+    for (const route of ["/api/tools/check", "/api/tools/run"]) {
+      const big = await post(route, { code: `${CODE}\n//${"x".repeat(300 * 1024)}`, args: {} });
+      assert.equal(big.status, 400, route);
+      assert.equal(big.body.where, "code", route);
+    }
   });
 
   it("good draft parameters still validate arguments and fill defaults", async () => {
