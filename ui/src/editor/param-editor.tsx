@@ -4,93 +4,15 @@
  * that does not fit is shown next to its field and left out until it does. An `object`
  * parameter edits its members with a nested editor; a `list` picks its item type (an object
  * item type gets a nested editor for the item's members). The server bounds the nesting.
+ * What the form does not show is kept as declared (param-row.ts).
  */
 import { useState } from "preact/hooks";
 import type { Parameter } from "../lib/api.ts";
+import { enumEditable, fromRow, toRow, type Row } from "./param-row.ts";
 
 const TYPES: Parameter["type"][] = ["string", "int", "float", "bool", "list", "object"];
 /** The server refuses more than 8 levels; the editor stops offering nesting there. */
 const MAX_DEPTH = 8;
-
-interface Row {
-  key: number;
-  name: string;
-  type: Parameter["type"];
-  description: string;
-  required: boolean;
-  secret: boolean;
-  personal: boolean;
-  defaultText: string;
-  enumText: string;
-  properties: Parameter[];
-  /** A list's item type, "" for any JSON value. */
-  itemType: Parameter["type"] | "";
-  itemProperties: Parameter[];
-  itemSecret: boolean;
-}
-
-let nextKey = 1;
-
-function toRow(p: Parameter): Row {
-  return {
-    key: nextKey++, name: p.name, type: p.type, description: p.description ?? "", required: p.required === true,
-    secret: p.secret === true, personal: p.personal === true,
-    defaultText: p.default === undefined ? "" : p.type === "string" ? String(p.default) : JSON.stringify(p.default),
-    enumText: p.enum ? p.enum.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(", ") : "",
-    properties: p.properties ?? [],
-    itemType: p.items?.type ?? "",
-    itemProperties: p.items?.properties ?? [],
-    itemSecret: p.items?.secret === true,
-  };
-}
-
-/** Text → a value of the parameter's type, or an error message. */
-export function parseValue(type: Parameter["type"], text: string): { value: unknown } | { error: string } {
-  const t = text.trim();
-  switch (type) {
-    case "string": return { value: text };
-    case "int": return /^-?\d+$/.test(t) ? { value: Number(t) } : { error: "a whole number" };
-    case "float": return t !== "" && Number.isFinite(Number(t)) ? { value: Number(t) } : { error: "a number" };
-    case "bool": return t === "true" || t === "false" ? { value: t === "true" } : { error: "true or false" };
-    case "list": {
-      try {
-        const v = JSON.parse(t);
-        return Array.isArray(v) ? { value: v } : { error: 'a JSON list, e.g. ["a", "b"]' };
-      } catch {
-        return { error: 'a JSON list, e.g. ["a", "b"]' };
-      }
-    }
-    case "object": {
-      try {
-        const v = JSON.parse(t);
-        return v !== null && typeof v === "object" && !Array.isArray(v) ? { value: v } : { error: 'a JSON object, e.g. {"a": 1}' };
-      } catch {
-        return { error: 'a JSON object, e.g. {"a": 1}' };
-      }
-    }
-  }
-}
-
-function fromRow(row: Row): { parameter: Parameter; errors: Record<string, string> } {
-  const errors: Record<string, string> = {};
-  const parameter: Parameter = { name: row.name.trim(), type: row.type, description: row.description, required: row.required, secret: row.secret, personal: row.personal };
-  if (row.type === "object" && row.properties.length > 0) parameter.properties = row.properties;
-  if (row.type === "list" && row.itemType !== "") {
-    parameter.items = { type: row.itemType, ...(row.itemSecret ? { secret: true } : {}), ...(row.itemType === "object" && row.itemProperties.length > 0 ? { properties: row.itemProperties } : {}) };
-  }
-  if (row.defaultText !== "") {
-    const parsed = parseValue(row.type, row.defaultText);
-    if ("error" in parsed) errors.default = `must be ${parsed.error}`;
-    else parameter.default = parsed.value;
-  }
-  if (row.enumText.trim() !== "" && row.type !== "list" && row.type !== "bool" && row.type !== "object") {
-    const values = row.enumText.split(",").map((s) => s.trim()).filter((s) => s !== "").map((s) => parseValue(row.type, s));
-    const bad = values.find((v) => "error" in v);
-    if (bad && "error" in bad) errors.enum = `each value must be ${bad.error}`;
-    else parameter.enum = values.map((v) => (v as { value: unknown }).value);
-  }
-  return { parameter, errors };
-}
 
 export function ParamEditor({ parameters, readOnly, onChange, depth = 1, label = "Parameter" }: { parameters: Parameter[]; readOnly: boolean; onChange(parameters: Parameter[]): void; depth?: number; label?: string }) {
   const [rows, setRows] = useState<Row[]>(() => parameters.map(toRow));
@@ -130,7 +52,7 @@ export function ParamEditor({ parameters, readOnly, onChange, depth = 1, label =
                 <input id={id("default")} value={row.defaultText} aria-invalid={errors.default ? "true" : undefined} onInput={(e) => set(row.key, { defaultText: (e.target as HTMLInputElement).value })} placeholder={row.type === "list" ? '["a"]' : row.type === "object" ? '{"a": 1}' : "none"} />
                 {errors.default ? <span class="field-error">Default {errors.default}</span> : null}</div>
               <div><label for={id("enum")}>Allowed values</label>
-                <input id={id("enum")} value={row.enumText} disabled={row.type === "list" || row.type === "bool" || row.type === "object"} aria-invalid={errors.enum ? "true" : undefined} onInput={(e) => set(row.key, { enumText: (e.target as HTMLInputElement).value })} placeholder="any (comma-separated)" />
+                <input id={id("enum")} value={row.enumText} disabled={!enumEditable(row.type)} aria-invalid={errors.enum ? "true" : undefined} onInput={(e) => set(row.key, { enumText: (e.target as HTMLInputElement).value })} placeholder={enumEditable(row.type) ? "any (comma-separated)" : "any"} />
                 {errors.enum ? <span class="field-error">Allowed values: {errors.enum}</span> : null}</div>
             </div>
             <div class="checks">
@@ -152,7 +74,10 @@ export function ParamEditor({ parameters, readOnly, onChange, depth = 1, label =
                       <option value="">any JSON value</option>
                       {TYPES.filter((t) => t !== "list" || depth + 1 < MAX_DEPTH).map((t) => <option key={t} value={t}>{t}</option>)}
                     </select></div>
-                  <div class="checks"><label title="Masked in the audit log"><input type="checkbox" checked={row.itemSecret} disabled={row.itemType === ""} onChange={(e) => set(row.key, { itemSecret: (e.target as HTMLInputElement).checked })} /> Items secret</label></div>
+                  <div class="checks">
+                    <label title="Masked in the audit log"><input type="checkbox" checked={row.itemSecret} disabled={row.itemType === ""} onChange={(e) => set(row.key, { itemSecret: (e.target as HTMLInputElement).checked })} /> Items secret</label>
+                    <label title="Masked in the audit log"><input type="checkbox" checked={row.itemPersonal} disabled={row.itemType === ""} onChange={(e) => set(row.key, { itemPersonal: (e.target as HTMLInputElement).checked })} /> Items personal</label>
+                  </div>
                 </div>
                 {row.itemType === "object" ? (
                   <div role="group" aria-label={`Item members of ${row.name || "list"}`}>

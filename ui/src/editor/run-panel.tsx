@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { ApiError, Parameter } from "../lib/api.ts";
 import { asApiError, formatJson } from "../lib/ui.tsx";
-import { parseValue } from "./param-editor.tsx";
+import { parseValue } from "./param-row.ts";
 import { FieldHelpers, useFieldHandlers, type FieldHandler } from "./field-helpers.tsx";
 import { streamRun, type RunLine } from "./run-stream.ts";
 
