@@ -14,18 +14,33 @@ export const SCREENSHOTS = path.resolve(import.meta.dirname, "../../test-artifac
 const DIST = path.resolve(import.meta.dirname, "../../ui/dist");
 
 let built: Promise<unknown> | null = null;
-/** Builds the UI unless a build newer than every source file is there already. */
+/**
+ * Builds the UI unless a build newer than every source file is there already: the files under ui/
+ * and those the last bundle took from outside it (shared modules such as the parameter limits,
+ * named by its source map).
+ */
 export function ensureUiBuilt(): Promise<unknown> {
   built ??= (async () => {
     const index = path.join(DIST, "index.html");
     const builtAt = fs.existsSync(index) && fs.existsSync(path.join(DIST, "assets/app.js")) ? fs.statSync(index).mtimeMs : 0;
     const src = path.resolve(import.meta.dirname, "../../ui");
-    const newest = fs.readdirSync(src, { recursive: true, withFileTypes: true })
+    const uiFiles = fs.readdirSync(src, { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile() && !path.join(e.parentPath, e.name).includes(`${path.sep}dist${path.sep}`))
-      .reduce((max, e) => Math.max(max, fs.statSync(path.join(e.parentPath, e.name)).mtimeMs), 0);
+      .map((e) => path.join(e.parentPath, e.name));
+    const mtime = (file: string) => (fs.existsSync(file) ? fs.statSync(file).mtimeMs : Infinity);
+    const newest = [...uiFiles, ...bundledFromOutside()].reduce((max, file) => Math.max(max, mtime(file)), 0);
     if (builtAt < newest) await buildUi();
   })();
   return built;
+}
+
+/** The bundle's inputs outside ui/ and node_modules, from the last build's source map (none before a build). */
+function bundledFromOutside(): string[] {
+  const map = path.join(DIST, "assets/app.js.map");
+  if (!fs.existsSync(map)) return [];
+  const sources: string[] = JSON.parse(fs.readFileSync(map, "utf8")).sources;
+  const assets = path.dirname(map);
+  return sources.map((s) => path.resolve(assets, s)).filter((file) => !file.includes(`${path.sep}node_modules${path.sep}`) && !file.startsWith(`${path.dirname(DIST)}${path.sep}`));
 }
 
 /** The example plugins plus `broken`, whose metadata names an undeclared permission. */

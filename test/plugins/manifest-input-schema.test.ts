@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { KnotError } from "../../src/errors.ts";
-import { PARAMETER_LIMITS } from "../../src/plugins/manifest/parameters.ts";
+import { PARAMETER_LIMITS } from "../../src/plugins/manifest/parameter-limits.ts";
 import { validateArguments } from "../../src/validation/json-schema.ts";
 import { HEAD, parseErrors, parseOk, plugin } from "./manifest-helpers.ts";
 

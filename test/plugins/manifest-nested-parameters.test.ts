@@ -1,7 +1,8 @@
 /** `object` parameters with nested `properties` and `list` parameters with `items`: parsing, errors by key and line, schema. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { PARAMETER_LIMITS, validateParameterDecls } from "../../src/plugins/manifest/parameters.ts";
+import { PARAMETER_LIMITS } from "../../src/plugins/manifest/parameter-limits.ts";
+import { validateParameterDecls } from "../../src/plugins/manifest/parameters.ts";
 import { HEAD, parseErrors, parseOk, plugin } from "./manifest-helpers.ts";
 
 const TOOL = ["[[tool.knot.mcp_tools]]", 'description = "Contact people."', 'handler = "a"']; // lines 5-7

@@ -16,7 +16,7 @@ import { scanHeaderParams, type HeaderParam } from "../../validation/mcp-param-h
 import { describeValue, isTable, nonJsonValue } from "./checks.ts";
 import type { Report } from "./checks.ts";
 import type { KeyPath } from "./key-path.ts";
-import { PARAMETER_LIMITS } from "./parameters.ts";
+import { PARAMETER_LIMITS } from "./parameter-limits.ts";
 
 /** Names every JavaScript object already answers to: refused as argument names, as for parameters. */
 const RESERVED_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));

@@ -17,18 +17,12 @@ import { matchesParameterType, TYPE_NOUNS, valueMismatch } from "./parameter-val
 import type { Report, TomlTable } from "./checks.ts";
 import { parametersToJsonSchema } from "./json-schema.ts";
 import { formatKeyPath } from "./key-path.ts";
+import { PARAMETER_LIMITS } from "./parameter-limits.ts";
 import type { KeyPath } from "./key-path.ts";
 
 export const PARAMETER_TYPES: readonly ParameterType[] = ["string", "int", "float", "bool", "list", "object"];
 export { matchesParameterType };
 
-/**
- * Bounds on what becomes a JSON Schema that ajv compiles on the event loop (issue 10 item 7:
- * 2,500 required parameters stalled the server for seconds and overflowed ajv's stack). Measured
- * here: 64 parameters compile in a few ms; the schema-size cap bounds enums and defaults too.
- * A raw `input_schema` (input-schema.ts) has the same size cap and nests at most maxSchemaDepth.
- */
-export const PARAMETER_LIMITS = Object.freeze({ maxParameters: 64, maxEnumValues: 256, maxValueDepth: 16, maxSchemaBytes: 64 * 1024, maxSchemaDepth: 32, maxNesting: 8, maxDeclared: 128 });
 /** Names every JavaScript object already answers to: as parameters they confuse validation and defaults. */
 const RESERVED_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
 const PARAMETER_KEYS = ["name", "type", "description", "required", "default", "enum", "secret", "personal", "properties", "items"];

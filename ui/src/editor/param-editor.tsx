@@ -7,12 +7,14 @@
  * What the form does not show is kept as declared (param-row.ts).
  */
 import { useState } from "preact/hooks";
+import { PARAMETER_LIMITS } from "../../../src/plugins/manifest/parameter-limits.ts";
 import type { Parameter } from "../lib/api.ts";
 import { enumEditable, fromRow, toRow, type Row } from "./param-row.ts";
 
 const TYPES: Parameter["type"][] = ["string", "int", "float", "bool", "list", "object"];
-/** The server refuses more than 8 levels; the editor stops offering nesting there. */
-const MAX_DEPTH = 8;
+/** Levels of declared parameters (top level 1): any type at every level, members and items above the last. */
+const MAX_DEPTH = PARAMETER_LIMITS.maxNesting;
+const limitHint = `Nothing can be declared inside: parameters nest at most ${MAX_DEPTH} levels deep.`;
 
 export function ParamEditor({ parameters, readOnly, onChange, depth = 1, label = "Parameter" }: { parameters: Parameter[]; readOnly: boolean; onChange(parameters: Parameter[]): void; depth?: number; label?: string }) {
   const [rows, setRows] = useState<Row[]>(() => parameters.map(toRow));
@@ -34,7 +36,9 @@ export function ParamEditor({ parameters, readOnly, onChange, depth = 1, label =
       {rows.map((row, index) => {
         const { errors } = fromRow(row);
         const id = (field: string) => `param-${row.key}-${field}`;
+        // Members and items sit one level below this row; an item's members two.
         const nests = depth < MAX_DEPTH;
+        const itemNests = depth + 1 < MAX_DEPTH;
         return (
           <fieldset class="param-row" key={row.key} disabled={readOnly} data-param={row.name}>
             <legend>{label} {index + 1}{row.name ? `: ${row.name}` : ""}</legend>
@@ -42,7 +46,7 @@ export function ParamEditor({ parameters, readOnly, onChange, depth = 1, label =
               <div><label for={id("name")}>Name</label><input id={id("name")} value={row.name} onInput={(e) => set(row.key, { name: (e.target as HTMLInputElement).value })} /></div>
               <div><label for={id("type")}>Type</label>
                 <select id={id("type")} value={row.type} onChange={(e) => set(row.key, { type: (e.target as HTMLSelectElement).value as Parameter["type"] })}>
-                  {TYPES.filter((t) => nests || (t !== "object" && t !== "list") || t === row.type).map((t) => <option key={t} value={t}>{t}</option>)}
+                  {TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
                 </select></div>
             </div>
             <label for={id("description")}>Description</label>
@@ -66,24 +70,26 @@ export function ParamEditor({ parameters, readOnly, onChange, depth = 1, label =
                 <ParamEditor parameters={row.properties} readOnly={readOnly} depth={depth + 1} label="Member" onChange={(properties) => set(row.key, { properties })} />
               </div>
             ) : null}
+            {(row.type === "object" || row.type === "list") && !nests ? <p class="hint small">{limitHint}</p> : null}
             {row.type === "list" && nests ? (
               <div class="param-members">
                 <div class="grid-2">
                   <div><label for={id("items")}>Item type</label>
                     <select id={id("items")} value={row.itemType} onChange={(e) => set(row.key, { itemType: (e.target as HTMLSelectElement).value as Row["itemType"] })}>
                       <option value="">any JSON value</option>
-                      {TYPES.filter((t) => t !== "list" || depth + 1 < MAX_DEPTH).map((t) => <option key={t} value={t}>{t}</option>)}
+                      {TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
                     </select></div>
                   <div class="checks">
                     <label title="Masked in the audit log"><input type="checkbox" checked={row.itemSecret} disabled={row.itemType === ""} onChange={(e) => set(row.key, { itemSecret: (e.target as HTMLInputElement).checked })} /> Items secret</label>
                     <label title="Masked in the audit log"><input type="checkbox" checked={row.itemPersonal} disabled={row.itemType === ""} onChange={(e) => set(row.key, { itemPersonal: (e.target as HTMLInputElement).checked })} /> Items personal</label>
                   </div>
                 </div>
-                {row.itemType === "object" ? (
+                {row.itemType === "object" && itemNests ? (
                   <div role="group" aria-label={`Item members of ${row.name || "list"}`}>
                     <ParamEditor parameters={row.itemProperties} readOnly={readOnly} depth={depth + 2} label="Item member" onChange={(itemProperties) => set(row.key, { itemProperties })} />
                   </div>
                 ) : null}
+                {row.itemType === "object" && !itemNests ? <p class="hint small">{limitHint}</p> : null}
               </div>
             ) : null}
             <div class="row-actions">
