@@ -2,8 +2,8 @@
  * Why: the name grammars every side checks — users, groups, permissions and scopes, plugins,
  * module stems, tools and their owner-qualified names, import specifiers, event types — written
  * once. The manifest parser, the CLI, the HTTP and web routes, the MCP resolver's names, the
- * client-module builder, the plugin module hooks, the sandbox worker and the guest all import this
- * file, so a name one side accepts is never refused (or, worse, read differently) by another.
+ * client-module builder, the plugin module hooks, the sandbox worker, the guest and the web UI all
+ * import this file, so a name one side accepts is never refused (or, worse, read differently) by another.
  *
  * Where: a guest module because the guest checks names too and may import only guest files;
  * `src/` and `client-modules/` may import guest files (they need no Node API), never the reverse.

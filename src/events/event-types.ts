@@ -5,11 +5,10 @@
  */
 import { PLUGIN_EVENT_TYPE } from "../../sandbox/guest/names.ts";
 import { KnotError } from "../errors.ts";
+import { BUILTIN_EVENT_TYPES } from "./builtin-event-types.ts";
 import type { PluginRegistry } from "../plugins/registry.ts";
 import type { EventDecl } from "../plugins/manifest-types.ts";
 import type { EventAudience } from "./event-bus.ts";
-
-export const BUILTIN_EVENT_TYPES = Object.freeze(["tool.saved", "tool.deleted", "tool.run", "grant.changed"]);
 
 /** A plugin event's declaration, or null. */
 export function pluginEventDecl(registry: PluginRegistry, type: string): EventDecl | null {

@@ -1,8 +1,7 @@
 /** A sink's two panels: the event types it subscribes to, and its deliveries from the outbox. */
 import { get } from "../lib/api.ts";
 import { Empty, ErrorBox, formatTime, Loading, useAsync } from "../lib/ui.tsx";
-
-export const BUILTIN_EVENTS = ["tool.saved", "tool.deleted", "tool.run", "grant.changed"];
+import { BUILTIN_EVENT_TYPES } from "../../../src/events/builtin-event-types.ts";
 
 export function EventsPanel({ events, readOnly, onChange }: { events: string[]; readOnly: boolean; onChange: (events: string[]) => void }) {
   return (
@@ -11,7 +10,7 @@ export function EventsPanel({ events, readOnly, onChange }: { events: string[]; 
       <input id="sink-events" value={events.join(", ")} readOnly={readOnly} aria-describedby="sink-events-hint"
         onChange={(e) => onChange((e.target as HTMLInputElement).value.split(",").map((s) => s.trim()).filter((s) => s !== ""))} />
       <p id="sink-events-hint" class="hint small">
-        Built in: {BUILTIN_EVENTS.map((t) => <code key={t} class="chip">{t}</code>)} and plugin events (<code>plugin.&lt;name&gt;.&lt;type&gt;</code>).
+        Built in: {BUILTIN_EVENT_TYPES.map((t) => <code key={t} class="chip">{t}</code>)} and plugin events (<code>plugin.&lt;name&gt;.&lt;type&gt;</code>).
         The default export gets the event as <code>request.params</code>: <code>{"{ id, type, at, data }"}</code>, and runs as you.
       </p>
     </div>

@@ -4,6 +4,15 @@ import { api, ApiError, get, type Me, type Tool } from "../lib/api.ts";
 import { href, navigate } from "../lib/router.ts";
 import { asApiError, ConfirmDialog, Empty, ErrorBox, formatTime, Loading, Modal, NameDialog, useAsync } from "../lib/ui.tsx";
 import { starterCode, starterParameters } from "../editor/starter-code.ts";
+import { OWNER_SEPARATOR, TOOL_NAME, TOOL_NAME_MAX } from "../../../sandbox/guest/names.ts";
+
+/** Why the server would refuse `name` for a new tool (its rules, from the shared grammar), or null. */
+function newToolNameProblem(name: string): string | null {
+  if (name === "") return null; // `required` says so
+  if (!TOOL_NAME.test(name) || name.length > TOOL_NAME_MAX) return `Use 1–${TOOL_NAME_MAX} letters, digits, _ or -, starting with a letter or digit.`;
+  if (name.includes(OWNER_SEPARATOR)) return `A name may not contain "${OWNER_SEPARATOR}": it separates owner and name in shared tools' names.`;
+  return null;
+}
 
 const canAuthor = (me: Me) => me.isAdmin || me.permissions.includes("knot.tools.author");
 
@@ -97,9 +106,13 @@ function NewToolDialog({ onClose }: { onClose: () => void }) {
     <Modal title="New tool or lib" onClose={onClose}>
       <form onSubmit={create} class="stack">
         <label for="new-name">Name</label>
-        <input id="new-name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} required pattern="[A-Za-z0-9][A-Za-z0-9_\-]{0,63}" autoFocus
-          aria-describedby="new-name-hint" />
-        <p id="new-name-hint" class="hint small">Letters, digits, _ or -. Assistants see tools by this name.</p>
+        <input id="new-name" value={name} required autoFocus aria-describedby="new-name-hint"
+          onInput={(e) => {
+            const input = e.target as HTMLInputElement;
+            setName(input.value);
+            input.setCustomValidity(newToolNameProblem(input.value) ?? "");
+          }} />
+        <p id="new-name-hint" class="hint small">Letters, digits, _ or - (not __), starting with a letter or digit. Assistants see tools by this name.</p>
         <fieldset class="inline">
           <legend>Kind</legend>
           <label><input type="radio" name="kind" checked={kind === "tool"} onChange={() => setKind("tool")} /> Tool (callable)</label>
