@@ -78,6 +78,8 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
   let cpuAtStart = 0n;
   let disposedByUs = false;
   let inFlight = 0;
+  /** An isolate task of this run failed (see track): no synchronous call goes into the isolate after it. */
+  let taskFailed = false;
   /** Set while a settled run waits for its last isolate task (see endLease). */
   let onIdle: (() => void) | undefined;
   let callSeq = 0;
@@ -120,6 +122,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
   }
 
   function endedClean(): boolean {
+    if (taskFailed) return false;
     const ended = finalVerdict;
     if (ended === undefined || (!ended.ok && !CLEAN_CODES.has(ended.error.code))) return false;
     return leftCalls === 0 && inFlight === 0 && isolate !== undefined && !isolate.isDisposed;
@@ -158,15 +161,24 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     }
   }
 
-  /** Every isolate operation goes through here, so a stuck one is noticed. */
+  /**
+   * Every isolate operation goes through here, so a stuck one is noticed. A task that failed may
+   * have left microtasks behind: isolated-vm copies the thrown value after the task's own microtask
+   * checkpoint, and a getter on it can queue more. Any later synchronous call into the isolate would
+   * run them on this thread, outside the CPU and wall limits, so after a failed task none is made:
+   * the error decides the run, and the isolate is disposed (endedClean).
+   */
   async function track<T>(operation: Promise<T>): Promise<T> {
     inFlight += 1;
     try {
       return await operation;
+    } catch (error) {
+      taskFailed = true;
+      throw error;
     } finally {
       inFlight -= 1;
       if (inFlight === 0) {
-        collectFinished();
+        if (!taskFailed) collectFinished();
         onIdle?.();
       }
     }
@@ -187,11 +199,29 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     if (typeof payload === "string" && payload !== "") bindings.emit(EMIT_KINDS.finish, payload);
   }
 
-  /** An isolate task failed: an uncaught throw (maybe after an await), the memory limit, or our own dispose. */
+  /**
+   * An isolate task failed: an uncaught throw (maybe after an await), the memory limit, or our own
+   * dispose. The guest may have left a verdict first (a limit it hit ends the run with a throw); it
+   * is read with an asynchronous call, on the isolate's thread under the run's limits (see track).
+   */
   function onTaskError(error: unknown): void {
     if (settled) return;
     if (isolate?.isDisposed === true && !disposedByUs) return settleMemory();
-    settle(lastReturn ?? { ok: false, error: classifyThrown(error, codedMessages, limits) });
+    void readVerdictAfterFailure().then(() => {
+      if (settled) return;
+      if (isolate?.isDisposed === true && !disposedByUs) return settleMemory();
+      settle(lastReturn ?? { ok: false, error: classifyThrown(error, codedMessages, limits) });
+    });
+  }
+
+  async function readVerdictAfterFailure(): Promise<void> {
+    if (fresh === undefined || isolate === undefined || isolate.isDisposed) return;
+    try {
+      const payload: unknown = await track(fresh.guest.takeFinished.apply(undefined, []));
+      if (!settled && typeof payload === "string" && payload !== "") bindings.emit(EMIT_KINDS.finish, payload);
+    } catch {
+      // the isolate failed again (disposed by a limit meanwhile): the limit or the first error decides
+    }
   }
 
   function startCall(request: LoopbackRequest): string {
