@@ -31,6 +31,8 @@ export const GUEST_CAPS = Object.freeze({
   /** knot:plugin.call request (params JSON included). */
   callRequestChars: 1_048_576,
   progressMessageChars: 1_000,
+  /** All of a run's progress messages together; past it, progress reports only its numbers. */
+  progressMessageTotalChars: 65_536,
   /** progress() reports per run; later ones are dropped. */
   progressEvents: 10_000,
   errorMessageChars: 2_000,

@@ -52,6 +52,7 @@ export function returnError(message: unknown): never {
 }
 
 let progressSent = 0;
+let progressMessageCharsLeft: number = GUEST_CAPS.progressMessageTotalChars;
 
 export function progress(done: unknown, total?: unknown, message?: unknown): void {
   const problem = progressProblem(done, total, message);
@@ -60,7 +61,11 @@ export function progress(done: unknown, total?: unknown, message?: unknown): voi
   progressSent += 1;
   let payload = `{"done":${I.JSONStringify(done)}`;
   if (total !== undefined) payload += `,"total":${I.JSONStringify(total)}`;
-  if (message !== undefined) payload += `,"message":${q(I.StringSlice(message, 0, GUEST_CAPS.progressMessageChars))}`;
+  if (message !== undefined && progressMessageCharsLeft > 0) {
+    const text = I.StringSlice(message, 0, progressMessageCharsLeft < GUEST_CAPS.progressMessageChars ? progressMessageCharsLeft : GUEST_CAPS.progressMessageChars);
+    progressMessageCharsLeft -= text.length;
+    payload += `,"message":${q(text)}`;
+  }
   emit(EMIT_KINDS.progress, `${payload}}`);
 }
 

@@ -37,7 +37,7 @@ export interface GuestBindings {
   call(request: unknown): string;
 }
 
-function progressEvent(payload: string): RunEvent | undefined {
+function progressEvent(payload: string): Extract<RunEvent, { type: "progress" }> | undefined {
   if (payload.length > GUEST_CAPS.progressMessageChars * 6 + 256) return undefined;
   try {
     const { done, total, message } = JSON.parse(payload) as Record<string, unknown>;
@@ -68,6 +68,7 @@ function codedError(payload: string): { code: string; message: string } | undefi
 export function createGuestBindings(target: BindingTarget): GuestBindings {
   const { job } = target;
   let progressCount = 0;
+  let progressMessageCharsLeft: number = GUEST_CAPS.progressMessageTotalChars;
   let callCount = 0;
 
   function emit(kind: unknown, payload: unknown): string {
@@ -79,10 +80,14 @@ export function createGuestBindings(target: BindingTarget): GuestBindings {
           target.log.add(kind, payload);
           break;
         case EMIT_KINDS.progress: {
-          const event = progressCount < GUEST_CAPS.progressEvents ? progressEvent(payload) : undefined;
-          if (event !== undefined) {
+          const parsed = progressCount < GUEST_CAPS.progressEvents ? progressEvent(payload) : undefined;
+          if (parsed !== undefined) {
             progressCount += 1;
-            target.onEvent(event);
+            // The guest keeps to the same total; a guest that does not loses its messages here.
+            const { message, ...numbers } = parsed;
+            const kept = message === undefined ? undefined : message.slice(0, Math.max(0, progressMessageCharsLeft));
+            progressMessageCharsLeft -= kept?.length ?? 0;
+            target.onEvent(kept ? { ...numbers, message: kept } : numbers);
           }
           break;
         }

@@ -4,6 +4,7 @@
  * limits.logBytes is cut with one marker line, and the run still succeeds; progress is bounded.
  */
 import assert from "node:assert/strict";
+import { GUEST_CAPS } from "../../sandbox/guest/bindings.ts";
 import { after, before, test } from "node:test";
 import type { RunEvent, SandboxPool } from "../../sandbox/index.ts";
 import { ATTACK_LIMITS, assertError, assertHostUnharmed, assertOk, createMarker, createReadyPool, runTool, type Marker } from "./harness.ts";
@@ -73,13 +74,23 @@ test("empty log lines are not free: a flood of console.log() is cut by the log b
   await assertHostUnharmed(pool, marker);
 });
 
-test("a progress flood is bounded and the run still answers", async () => {
+test("a progress flood is bounded and the run still answers: events by count, their messages by size", async () => {
   let seen = 0;
-  const outcome = await runTool(pool, 'import { progress } from "knot:tool"; for (let i = 0; i < 30_000; i++) progress(i, 30_000, "m".repeat(5_000)); export default () => "ok"', {
+  let messageChars = 0;
+  // Control characters escape six-fold in JSON: the messages' bound must hold for them too.
+  const outcome = await runTool(pool, 'import { progress } from "knot:tool"; for (let i = 0; i < 30_000; i++) progress(i, 30_000, "\\u0001".repeat(5_000)); export default () => "ok"', {
     limits: { ...LIMITS, cpuMs: 10_000, wallMs: 20_000 },
-    hooks: { onEvent: (event) => void (event.type === "progress" && (seen += 1)) },
+    hooks: {
+      onEvent: (event) => {
+        if (event.type !== "progress") return;
+        seen += 1;
+        messageChars += event.message?.length ?? 0;
+      },
+    },
   });
   assert.deepEqual(assertOk(outcome), { kind: "text", text: "ok" });
-  assert.equal(seen, 10_000);
+  assert.equal(seen, 10_000, "every event up to the count cap still reports its numbers");
+  assert.ok(messageChars <= GUEST_CAPS.progressMessageTotalChars, `${messageChars} characters of progress messages reached the host`);
+  assert.ok(messageChars > 0);
   await assertHostUnharmed(pool, marker);
 });
