@@ -2,7 +2,7 @@
  * Why: the prelude is evaluated in every fresh context before any user or plugin code exists.
  * Importing the modules below captures the intrinsics and the worker's bindings (and deletes the
  * bindings from the global); then the global is cut down: no WebAssembly (its memory escapes the
- * heap limit), no SharedArrayBuffer / Atomics (shared memory and timing), no FinalizationRegistry
+ * heap limit), no Intl (nor its ICU objects, outside it too), no SharedArrayBuffer / Atomics (shared memory and timing), no FinalizationRegistry
  * (callbacks at GC time, outside the run that made them), the console replaced by
  * the log, and `import(x)` rewritten by the worker to a function that always refuses.
  */
@@ -19,7 +19,9 @@ import { refuseDynamicImport } from "./run-tool.ts";
 const globals = globalThis as unknown as Record<string, unknown>;
 // FinalizationRegistry: its callbacks run whenever the GC gets round to it — with a warm isolate
 // per user that could be during the user's *next* run (see sandbox/worker/isolate-homes.ts).
-for (const name of ["WebAssembly", "SharedArrayBuffer", "Atomics", "FinalizationRegistry"]) {
+// Intl: its objects hold ICU memory outside the heap limit (80,000 kept Segmenters: 1.2 GB under a
+// 64 MB limit); `toLocaleString` and `localeCompare` still format and compare by locale.
+for (const name of ["WebAssembly", "SharedArrayBuffer", "Atomics", "FinalizationRegistry", "Intl"]) {
   delete globals[name];
   if (name in globals) throw new I.Error(`knot sandbox: could not remove ${name}`);
 }
