@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { KnotError } from "../errors.ts";
-import { assertJsonDepth } from "../validation/json-depth.ts";
+import { assertJsonDepth, MAX_JSON_DEPTH } from "../validation/json-depth.ts";
 
 /**
  * Reads the whole body, refusing (413) as soon as it passes `maxBytes`, without buffering more
@@ -42,8 +42,8 @@ function tooLarge(maxBytes: number): KnotError {
   return new KnotError("PAYLOAD_TOO_LARGE", `request body is over the ${maxBytes} byte limit`);
 }
 
-/** An empty body is `{}`; otherwise it must be a JSON object. */
-export function parseJsonObject(body: Buffer): Record<string, unknown> {
+/** An empty body is `{}`; otherwise it must be a JSON object, nested at most MAX_JSON_DEPTH (+ `envelopeLevels`). */
+export function parseJsonObject(body: Buffer, envelopeLevels = 0): Record<string, unknown> {
   if (body.length === 0) return {};
   let value: unknown;
   try {
@@ -54,7 +54,7 @@ export function parseJsonObject(body: Buffer): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new KnotError("BAD_REQUEST", "request body must be a JSON object");
   }
-  assertJsonDepth(value, "the request body");
+  assertJsonDepth(value, "the request body", MAX_JSON_DEPTH + envelopeLevels);
   return value as Record<string, unknown>;
 }
 

@@ -18,7 +18,11 @@ export interface PublicContext {
   /** The raw body, read under the route's size limit (413 PAYLOAD_TOO_LARGE past it). */
   body(): Promise<Buffer>;
   /** The body as a JSON object (empty → {}), read under the size limit. */
-  json(): Promise<Record<string, unknown>>;
+  /**
+   * The body as a JSON object. `envelope`: the body wraps the caller's value (`{ args }`), so it may
+   * nest one level more than the value, which the route checks itself (assertJsonDepth).
+   */
+  json(options?: { envelope?: boolean }): Promise<Record<string, unknown>>;
   /** The body as params: a JSON object, or form-encoded fields (parseParamsBody). */
   bodyParams(): Promise<Record<string, unknown>>;
 }

@@ -103,7 +103,7 @@ async function handle(options: HttpServerOptions, req: IncomingMessage, res: Ser
   const base: PublicContext = {
     req, res, url, params: matched.params, requestId: ids.requestId,
     body: () => readBody(req, maxBodyBytes),
-    json: async () => parseJsonObject(await readBody(req, maxBodyBytes)),
+    json: async (options) => parseJsonObject(await readBody(req, maxBodyBytes), options?.envelope === true ? 1 : 0),
     bodyParams: async () => parseParamsBody(await readBody(req, maxBodyBytes), req.headers["content-type"]),
   };
   if (route.access === "public") return route.handle(base);

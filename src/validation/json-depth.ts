@@ -32,9 +32,9 @@ export function jsonDepth(value: unknown, limit: number): number {
   return deepest;
 }
 
-/** Throws INVALID_ARGUMENT naming `where` when `value` nests deeper than MAX_JSON_DEPTH. */
-export function assertJsonDepth(value: unknown, where: string): void {
-  if (jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
-    throw new KnotError("INVALID_ARGUMENT", `${where} is nested more than ${MAX_JSON_DEPTH} levels deep`, { where });
+/** Throws INVALID_ARGUMENT naming `where` when `value` nests deeper than `max` (MAX_JSON_DEPTH). */
+export function assertJsonDepth(value: unknown, where: string, max = MAX_JSON_DEPTH): void {
+  if (jsonDepth(value, max) > max) {
+    throw new KnotError("INVALID_ARGUMENT", `${where} is nested more than ${max} levels deep`, { where });
   }
 }

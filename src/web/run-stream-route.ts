@@ -11,6 +11,7 @@
 import type { ServerResponse } from "node:http";
 import type { RunEvent } from "../../sandbox/protocol.ts";
 import { KnotError } from "../errors.ts";
+import { assertJsonDepth } from "../validation/json-depth.ts";
 import { mustScopeUserTools } from "../http/routes/tool-routes.ts";
 import type { Route } from "../http/router.ts";
 import type { Services } from "../services.ts";
@@ -37,14 +38,16 @@ export function runStreamRoutes(services: Services): Route[] {
   return [{
     method: "POST", path: "/api/runs", access: "api",
     async handle(ctx) {
-      const body = await ctx.json();
+      const body = await ctx.json({ envelope: true });
       const args = objectOf(body.args, "args");
+      assertJsonDepth(args, "args"); // the same bound as MCP arguments: the body around them may nest one more
       let source: RunSource;
       let tool: string;
       if (typeof body.toolId === "string") {
         mustScopeUserTools(ctx.principal);
         const saved = await services.catalog.get(ctx.principal, body.toolId);
-        if (saved.kind !== "tool") throw new KnotError("BAD_REQUEST", `"${saved.name}" is a lib: libs are imported by tools, not run`);
+        if (saved.kind === "lib") throw new KnotError("BAD_REQUEST", `"${saved.name}" is a lib: libs are imported by tools, not run`);
+        if (saved.kind !== "tool") throw new KnotError("BAD_REQUEST", `"${saved.name}" is a sink: sinks run when the events they subscribe to happen, not on request`);
         source = saved;
         tool = saved.name;
       } else {

@@ -84,6 +84,16 @@ describe("draft parameters are validated exactly as saved ones, and bounded", ()
     }
   });
 
+  it("run arguments get the same depth bound on the API as over MCP (64 levels, the body around them one more)", async () => {
+    const nest = (levels: number): unknown => (levels === 0 ? 1 : { a: nest(levels - 1) });
+    const deepest = await post("/api/tools/run", { code: CODE, args: { deep: nest(63) } }); // args: 64 levels
+    assert.equal(deepest.status, 200, JSON.stringify(deepest.body).slice(0, 200));
+    const past = await post("/api/tools/run", { code: CODE, args: { deep: nest(64) } });
+    assert.equal(past.status, 400);
+    assert.equal(past.body.code, "INVALID_ARGUMENT");
+    assert.match(past.body.error, /nested more than 6[45] levels deep/);
+  });
+
   it("good draft parameters still validate arguments and fill defaults", async () => {
     const parameters = [{ name: "n", type: "int", required: true }, { name: "mode", enum: ["a", "b"], default: "a" }];
     const ok = await post("/api/tools/run", { code: CODE, parameters, args: { n: 2 } });

@@ -1,5 +1,6 @@
 import type { AuditLog } from "../../audit/audit-log.ts";
 import { KnotError } from "../../errors.ts";
+import { assertJsonDepth } from "../../validation/json-depth.ts";
 import { BUILTIN_PERMISSIONS, type Principal } from "../../identity/principal.ts";
 import { scopeAllows } from "../../identity/scopes.ts";
 import { draftSource, runAudited } from "../../tools/audited-run.ts";
@@ -34,6 +35,7 @@ export function toolRoutes(deps: ToolRouteDeps): Route[] {
   const argsOf = (body: Record<string, unknown>) => {
     const args = body.args ?? {};
     if (typeof args !== "object" || args === null || Array.isArray(args)) throw new KnotError("INVALID_ARGUMENT", "args must be an object", { where: "args" });
+    assertJsonDepth(args, "args"); // the same bound as MCP arguments: the body around them may nest one more
     return args as Record<string, unknown>;
   };
   return [
@@ -61,7 +63,7 @@ export function toolRoutes(deps: ToolRouteDeps): Route[] {
     {
       method: "POST", path: "/api/tools/run", access: "api",
       handle: async (ctx) => {
-        const body = await ctx.json();
+        const body = await ctx.json({ envelope: true });
         const source = draftSource(ctx.principal, body);
         await runAndAnswer(ctx, deps, source, argsOf(body), true);
       },
@@ -121,7 +123,7 @@ export function toolRoutes(deps: ToolRouteDeps): Route[] {
         mustScopeUserTools(ctx.principal); // before the lookup: its answer names the tool
         const tool = await catalog.get(ctx.principal, ctx.params.id!);
         if (tool.kind !== "tool") throw new KnotError("BAD_REQUEST", tool.kind === "sink" ? `"${tool.name}" is a sink: sinks run on the events they subscribe to, not on demand` : `"${tool.name}" is a lib: libs are imported by tools, not run`);
-        await runAndAnswer(ctx, deps, tool, argsOf(await ctx.json()), false);
+        await runAndAnswer(ctx, deps, tool, argsOf(await ctx.json({ envelope: true })), false);
       },
     },
   ];
