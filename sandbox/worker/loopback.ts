@@ -44,6 +44,9 @@ export interface LoopbackCallOptions {
 /** The reply the guest's deliver() understands: always JSON text, never throws. */
 export type DeliverPayload = string;
 
+/** The longest URL a GET call is sent with: well inside Node's 16 KiB for the request line and headers. */
+const MAX_GET_URL_CHARS = 12_000;
+
 const reply = {
   ok: (json: boolean, body: string): DeliverPayload => JSON.stringify({ ok: true, json, body, code: "", message: "" }),
   error: (code: string, message: string): DeliverPayload => JSON.stringify({ ok: false, json: false, body: "", code, message }),
@@ -64,9 +67,14 @@ export async function performLoopbackCall(call: LoopbackRequest, options: Loopba
   if (options.requestId !== undefined) headers[REQUEST_ID_HEADER] = options.requestId;
   if (call.method === "POST") headers["content-type"] = "application/json";
   const label = `${call.plugin}/${call.fn}`;
+  const url = loopbackUrl(options.target.baseUrl, call);
+  // A GET carries its params in the URL, which HTTP servers bound with the headers (Node: 16 KiB, 431 past it).
+  if (url.length > MAX_GET_URL_CHARS) {
+    return reply.error("INVALID_ARGUMENT", `${label}: the params of a GET call are too large for its URL (${url.length} characters, at most ${MAX_GET_URL_CHARS}): pass { method: "POST" } to send them in the body`);
+  }
   try {
     const response = await sendHttp({
-      url: loopbackUrl(options.target.baseUrl, call),
+      url,
       method: call.method,
       headers,
       ...(call.method === "POST" ? { body: JSON.stringify(call.params) } : {}),

@@ -46,6 +46,22 @@ test("GET (the default, as for plugin code) sends the params as ?params=<JSON>, 
   assert.match(server.calls.at(-2)?.url ?? "", /^\/plugins\/metrics\/read\?params=%7B/);
 });
 
+test("GET params too large for a URL are refused in the run, saying to use POST; the same params go by POST", async () => {
+  const source = `import { call } from "knot:plugin";
+    export default async () => {
+      const big = { text: "x".repeat(17000) };
+      let refused;
+      try { await call("metrics", "read", big); } catch (e) { refused = { code: e.code, message: e.message }; }
+      const posted = await call("metrics", "read", big, { method: "POST" });
+      return { refused, postedLength: posted.params.text.length };
+    }`;
+  const outcome = await runTool(pool, source, { loopback: server.target });
+  const value = (assertOk(outcome) as { value: { refused: { code: string; message: string }; postedLength: number } }).value;
+  assert.equal(value.refused?.code, "INVALID_ARGUMENT", JSON.stringify(value));
+  assert.match(value.refused.message, /method: "POST"/);
+  assert.equal(value.postedLength, 17000);
+});
+
 test("403 rejects with a catchable PERMISSION_DENIED, 404 with NOT_ADDRESSABLE, others with LOOPBACK_FAILED", async () => {
   const source = `import { call } from "knot:plugin";
     const grab = async (p, fn) => { try { await call(p, fn); return "no error" } catch (e) { return [e instanceof Error, e.code, e.message] } };
