@@ -20,9 +20,12 @@ export interface ToolRouteDeps {
 }
 
 /**
- * Reading user tools is ungated for a full credential; a scoped one must name user tools at all
- * (`knot.tools.author` or `knot.tools.run`), as MCP's `list_user_tools` requires: a token narrowed
- * to `plugin.metrics.*` reads no code (the /api twin of issue 10 item 5).
+ * Reading user tools on the API is ungated for a full credential (the web UI lists what a person may
+ * run, and shows a shared tool's code before it is run); a scoped one must name user tools at all
+ * (`knot.tools.author` or `knot.tools.run`): a token narrowed to `plugin.metrics.*` reads no code
+ * (the /api twin of issue 10 item 5). MCP's `list_user_tools`/`get_user_tool` are authoring tools
+ * for assistants and stay behind `knot.tools.author`; assistants running tools list them with
+ * `tools/list`.
  */
 export function mustScopeUserTools(principal: Principal): void {
   if (scopeAllows(principal.scopes, BUILTIN_PERMISSIONS.toolsAuthor) || scopeAllows(principal.scopes, RUN_USER_TOOLS_SCOPE)) return;
