@@ -5,6 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { after, before } from "node:test";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { buildUi } from "../../ui/build.ts";
 import { chromiumLaunch } from "../helpers/chromium.ts";
@@ -86,6 +87,25 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(SCREENSHOTS, `${name}.png`);
   await page.screenshot({ path: file, fullPage: false });
   return file;
+}
+
+/**
+ * One file's setup: the UI built, an app and a browser started before its tests (`ready` gets both,
+ * to keep them and add users), and both closed after them.
+ */
+export function browserSuite(ready: (app: TestApp, browser: Browser) => Promise<void> | void): void {
+  let app: TestApp | undefined;
+  let browser: Browser | undefined;
+  before(async () => {
+    await ensureUiBuilt();
+    app = await startApp();
+    browser = await launchBrowser();
+    await ready(app, browser);
+  });
+  after(async () => {
+    await browser?.close();
+    await app?.close();
+  });
 }
 
 export { startApp };

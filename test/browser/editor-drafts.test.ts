@@ -5,25 +5,19 @@
  * Callbacks given to page.evaluate run in the page (this file is type-checked without DOM types).
  */
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { request, type TestApp } from "../helpers/fixtures.ts";
-import { ensureUiBuilt, launchBrowser, screenshot, signIn, startApp } from "./browser-helpers.ts";
+import { browserSuite, screenshot, signIn } from "./browser-helpers.ts";
 
 let app: TestApp;
 let browser: Browser;
 let bob = "";
 
-before(async () => {
-  await ensureUiBuilt();
-  app = await startApp();
+browserSuite(async (started, launched) => {
+  app = started;
+  browser = launched;
   bob = (await app.userWithToken("bob", { grants: ["knot.tools.author"] })).token;
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await app?.close();
 });
 
 const CODE = "export default () => 1;\n";

@@ -5,24 +5,18 @@
  * limit the editor offers exactly what the server accepts.
  */
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { Browser } from "playwright-core";
 import { PARAMETER_LIMITS } from "../../src/plugins/manifest/parameter-limits.ts";
 import { request, type TestApp } from "../helpers/fixtures.ts";
-import { ensureUiBuilt, launchBrowser, screenshot, signIn, startApp } from "./browser-helpers.ts";
+import { browserSuite, screenshot, signIn } from "./browser-helpers.ts";
 
 let app: TestApp;
 let browser: Browser;
 
-before(async () => {
-  await ensureUiBuilt();
-  app = await startApp();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await app?.close();
+browserSuite((started, launched) => {
+  app = started;
+  browser = launched;
 });
 
 test("object members and list items are edited, previewed and saved", async () => {

@@ -5,23 +5,17 @@
  * the items' `personal` (masked in the audit log) is shown as a checkbox.
  */
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { Browser } from "playwright-core";
 import { request, type TestApp } from "../helpers/fixtures.ts";
-import { ensureUiBuilt, launchBrowser, signIn, startApp } from "./browser-helpers.ts";
+import { browserSuite, signIn } from "./browser-helpers.ts";
 
 let app: TestApp;
 let browser: Browser;
 
-before(async () => {
-  await ensureUiBuilt();
-  app = await startApp();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await app?.close();
+browserSuite((started, launched) => {
+  app = started;
+  browser = launched;
 });
 
 const PARAMETERS = [

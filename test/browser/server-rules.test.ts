@@ -4,26 +4,20 @@
  * Events tab lists the built-in event types the server accepts.
  */
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { Browser } from "playwright-core";
 import { BUILTIN_EVENT_TYPES } from "../../src/events/builtin-event-types.ts";
 import { request, type TestApp } from "../helpers/fixtures.ts";
-import { ensureUiBuilt, launchBrowser, signIn, startApp } from "./browser-helpers.ts";
+import { browserSuite, signIn } from "./browser-helpers.ts";
 
 let app: TestApp;
 let browser: Browser;
 let token = "";
 
-before(async () => {
-  await ensureUiBuilt();
-  app = await startApp();
+browserSuite(async (started, launched) => {
+  app = started;
+  browser = launched;
   token = (await app.userWithToken("eli", { grants: ["knot.tools.author"] })).token;
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await app?.close();
 });
 
 test("the New tool dialog accepts exactly the names the server accepts", async () => {
