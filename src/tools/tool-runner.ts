@@ -122,16 +122,18 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
         throw new KnotError("BAD_REQUEST", `"${source.name}" is not a sink: only a saved sink is run with an event`);
       }
       const params = options.validated ? args : validateArguments(schemaOf(source), args, source.name);
+      // When the principal was read: a run waits for its quota slot first, then in the sandbox's line.
+      const askedAt = performance.now();
       const release = deps.quotas ? await deps.quotas.acquire(principal, options.signal) : () => {};
       try {
-        return await runAdmitted(principal, source, params, options);
+        return await runAdmitted(principal, source, params, options, askedAt);
       } finally {
         release();
       }
     },
   };
 
-  async function runAdmitted(principal: Principal, source: RunSource, params: Record<string, unknown>, options: RunOptions): Promise<RunOutcome> {
+  async function runAdmitted(principal: Principal, source: RunSource, params: Record<string, unknown>, options: RunOptions, askedAt: number): Promise<RunOutcome> {
     const started = performance.now();
     const prepared = prepareSource(source.code, source.language, `tool:${source.name}`);
     if (!prepared.ok) {
@@ -149,12 +151,12 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
     const base = deps.loopbackBase();
     const acting = options.assistant ? { ...principal, assistant: options.assistant } : principal;
     const minted = base ? deps.loopbackTokens.mint(acting, runId, deps.limits.wallMs + deps.tokenTtlMs) : null;
-    const queuedAt = performance.now();
-    // The token's lifetime (wall + ttl) counts from dispatch; its principal is read again if the run waited.
+    // The token's lifetime (wall + ttl) counts from dispatch; its principal is read again if the run waited
+    // (for its quota slot or in the sandbox's line) since the principal was read.
     const dispatched = (token: MintedLoopbackToken) => {
       token.restartClock();
       const refresh = deps.refreshPrincipal;
-      if (refresh && performance.now() - queuedAt > STALE_PRINCIPAL_MS) token.refresh(refresh(acting).then((fresh) => fresh && { ...acting, ...fresh }));
+      if (refresh && performance.now() - askedAt > STALE_PRINCIPAL_MS) token.refresh(refresh(acting).then((fresh) => fresh && { ...acting, ...fresh }));
     };
     try {
       return await deps.sandbox.run({

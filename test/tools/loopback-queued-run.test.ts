@@ -66,3 +66,28 @@ test("a grant revoked while a run waits in the queue is gone when the run calls 
   assert.equal(called.body.ok, false, JSON.stringify(called.body));
   assert.equal(called.body.error.code, "PERMISSION_DENIED", JSON.stringify(called.body));
 });
+
+test("the same holds for a run that waited for its quota slot rather than in the sandbox's line", async () => {
+  const q = await startApp({
+    config: {
+      limits: { ...DEFAULT_CONFIG.limits, wallMs: 2_000, cpuMs: 2_000 },
+      quotas: { ...DEFAULT_CONFIG.quotas, maxConcurrentRuns: 1 },
+    },
+  });
+  try {
+    const made = await q.userWithToken("waiter", { grants: ["knot.tools.author", VIEW] });
+    const saveHere = async (name: string, code: string) =>
+      (await request(`${q.url}/api/tools`, made.token, { method: "POST", body: JSON.stringify({ name, code }) })).body.tool.id as string;
+    const [hold, late] = [await saveHere("hold", HOLD), await saveHere("late_call", LATE_CALL)];
+    const runHere = (id: string) => request(`${q.url}/api/tools/${id}/run`, made.token, { method: "POST", body: JSON.stringify({ args: {} }) });
+    const holding = runHere(hold);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const calling = runHere(late); // waits for the one global run slot
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(await q.app.store.revoke({ subject: { kind: "user", userId: made.user.id }, permission: VIEW }), true);
+    const [, called] = await Promise.all([holding, calling]);
+    assert.equal(called.body.error?.code, "PERMISSION_DENIED", JSON.stringify(called.body));
+  } finally {
+    await q.close();
+  }
+});
