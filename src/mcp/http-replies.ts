@@ -47,18 +47,25 @@ export function isInitialize(body: unknown): boolean {
  * one per message, so a refused batch cannot flood the log. All argument values are masked: the
  * caller was not allowed to learn which of them the tool declares secret.
  */
+/** The tool a refused call names, as text: a value that is not a name is not turned into one (a deep array's String() overflows the stack). */
+function nameOf(params: Record<string, unknown>): string {
+  const name = params.name;
+  if (typeof name === "string") return name;
+  return name === undefined || name === null ? "" : typeof name === "number" || typeof name === "boolean" ? String(name) : "[not a name]";
+}
+
 export async function auditRefusedCalls(audit: AuditLog, principal: Principal, body: unknown, outcome: string, requestId: string): Promise<void> {
   const calls = messages(body).filter((message) => message.method === "tools/call").map((message) =>
     (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>);
   if (calls.length === 0) return;
   if (calls.length > 1) {
-    const tools = calls.slice(0, 8).map((params) => clampText(String(params.name ?? "")));
+    const tools = calls.slice(0, 8).map((params) => clampText(nameOf(params)));
     await audit.record({ principal, surface: "mcp", tool: "[batch]", args: { calls: calls.length, tools }, outcome, durationMs: 0, requestId });
     return;
   }
   const params = calls[0]!;
   const args = typeof params.arguments === "object" && params.arguments !== null && !Array.isArray(params.arguments) ? params.arguments as Record<string, unknown> : {};
   await audit.record({
-    principal, surface: "mcp", tool: String(params.name ?? ""), args, masked: Object.keys(args), outcome, durationMs: 0, requestId,
+    principal, surface: "mcp", tool: nameOf(params), args, masked: Object.keys(args), outcome, durationMs: 0, requestId,
   });
 }

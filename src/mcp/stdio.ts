@@ -103,13 +103,15 @@ class LineTransport implements Transport {
     }
     const forSdk = setAsideBadArguments(m, this.#setAside);
     const id = typeof m.id === "string" || typeof m.id === "number" ? m.id : null;
-    if (tooDeepForSdk(forSdk)) {
-      this.#reply({ jsonrpc: "2.0", id, error: { code: -32602, message: `Invalid params: the message is nested more than ${MAX_MESSAGE_DEPTH} levels deep` } });
-      return;
-    }
-    const malformed = malformedToolCall(forSdk);
-    if (malformed) {
-      this.#reply({ jsonrpc: "2.0", id, error: { code: -32602, message: `Invalid params: ${malformed.problem}`, data: { code: "INVALID_ARGUMENT", where: malformed.where } } });
+    const tooDeep = tooDeepForSdk(forSdk);
+    const malformed = tooDeep ? null : malformedToolCall(forSdk);
+    if (tooDeep || malformed) {
+      // Refused here, so no handler takes what was set aside for this id: a later call reusing it must not.
+      if (id !== null) this.#setAside.delete(id);
+      const error = malformed
+        ? { code: -32602, message: `Invalid params: ${malformed.problem}`, data: { code: "INVALID_ARGUMENT", where: malformed.where } }
+        : { code: -32602, message: `Invalid params: the message is nested more than ${MAX_MESSAGE_DEPTH} levels deep` };
+      this.#reply({ jsonrpc: "2.0", id, error });
       return;
     }
     if (typeof m.method === "string" && (typeof m.id === "string" || typeof m.id === "number")) this.#owed.add(m.id);

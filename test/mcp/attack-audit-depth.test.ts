@@ -129,6 +129,16 @@ describe("attack: calls that leave no audit row (MCP)", () => {
       await res.arrayBuffer();
     }
     assert.equal((await fetch(`${t.url}/healthz`)).status, 200);
+    // A deep array for the tool's name: refused 400 and audited (naming it as text overflowed the stack).
+    const before = (await rowsOf("[not a name]")).length;
+    const named = await fetch(`${t.url}/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${alice.token}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call" },
+      body: `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":${deep},"arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+    });
+    assert.equal(named.status, 400);
+    await named.arrayBuffer();
+    assert.equal((await rowsOf("[not a name]")).length, before + 1);
   });
 
   it("64 deep is still accepted (the limit is not off by one)", async () => {

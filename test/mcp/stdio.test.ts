@@ -128,10 +128,13 @@ test("stdio: a last line without a newline is answered, a cancelled call does no
   // 11 MB of spaces then a valid message, on one line: the line is refused whole, its tail not run.
   // Then a message nested 100,000 deep outside its arguments: refused with -32602, not a crash.
   const deep = `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo_word","arguments":{},"x":${"[".repeat(100_000)}${"]".repeat(100_000)},"_meta":${JSON.stringify(_meta)}}}`;
-  const oversized = mcp(`${" ".repeat(11 * 1024 * 1024)}${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list", params: { _meta } })}\n${deep}\n${call(8, "echo_word", { word: "after" })}\n`);
+  // And a refused call whose arguments were set aside, then a good call reusing its id: the good one gets its own arguments.
+  const refusedThenReused = `${JSON.stringify({ jsonrpc: "2.0", id: 10, method: "tools/call", params: { arguments: "x", _meta } })}\n${call(10, "echo_word", { word: "own" })}`;
+  const oversized = mcp(`${" ".repeat(11 * 1024 * 1024)}${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list", params: { _meta } })}\n${deep}\n${refusedThenReused}\n${call(8, "echo_word", { word: "after" })}\n`);
   const got = replies(oversized.stdout);
   assert.equal(got.filter((r) => r.error?.code === -32600).length, 1, oversized.stdout.slice(0, 500));
   assert.equal(got.find((r) => r.id === 7), undefined, "the oversized line's tail was run as a message");
   assert.equal(got.find((r) => r.id === 9)?.error?.code, -32602, oversized.stdout.slice(0, 500));
   assert.equal(got.find((r) => r.id === 8)?.result?.structuredContent?.word, "after", "the next line is served");
+  assert.equal(got.filter((r) => r.id === 10).find((r) => r.result)?.result?.structuredContent?.word, "own", oversized.stdout.slice(-1500));
 });
