@@ -9,7 +9,7 @@
 import { deepFreeze } from "../deep-freeze.ts";
 import type { Principal } from "../identity/principal.ts";
 import type { Store, TokenRecord } from "../store/store.ts";
-import { type LoopbackTokens } from "./loopback-tokens.ts";
+import { LOOPBACK_TOKEN_PREFIX, type LoopbackTokens } from "./loopback-tokens.ts";
 import { createMarkCache } from "../store/mark-cache.ts";
 import { hashSecret } from "./secrets.ts";
 
@@ -128,7 +128,8 @@ export function createAuthenticator(store: Store, loopback: LoopbackTokens, conn
         return principal && { ...principal, via: "session" };
       }
       if (bearer.startsWith(SESSION_SECRET_PREFIX)) return null;
-      if (loopback.lookup(bearer)) {
+      if (bearer.startsWith(LOOPBACK_TOKEN_PREFIX)) {
+        // A run's token (never a stored one): only from this machine, only where guest libraries call.
         const allowed = (route === "plugin" || route === "api-read") && isLoopbackAddress(remoteAddress);
         return allowed ? loopback.principalOf(bearer) : null;
       }

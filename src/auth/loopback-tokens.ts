@@ -39,6 +39,11 @@ export interface LoopbackTokens {
 export function createLoopbackTokens(now: () => number = Date.now): LoopbackTokens {
   const entries = new Map<string, Entry>();
   const refreshing = new Map<string, Promise<void>>();
+  /** The entry of a token's hash while it is live (not revoked, not expired). */
+  const live = (hash: string): Entry | null => {
+    const entry = entries.get(hash);
+    return entry && entry.expiresAt > now() ? entry : null;
+  };
   const sweep = () => {
     const t = now();
     for (const [hash, entry] of entries) if (entry.expiresAt <= t) entries.delete(hash);
@@ -77,15 +82,15 @@ export function createLoopbackTokens(now: () => number = Date.now): LoopbackToke
       };
     },
     lookup(token) {
-      if (!token.startsWith(LOOPBACK_TOKEN_PREFIX)) return null;
-      const entry = entries.get(hashSecret(token));
-      if (!entry || entry.expiresAt <= now()) return null;
-      return { principal: entry.principal, runId: entry.runId };
+      const entry = token.startsWith(LOOPBACK_TOKEN_PREFIX) ? live(hashSecret(token)) : null;
+      return entry && { principal: entry.principal, runId: entry.runId };
     },
     async principalOf(token) {
-      if (this.lookup(token) === null) return null;
-      await refreshing.get(hashSecret(token));
-      return this.lookup(token)?.principal ?? null;
+      if (!token.startsWith(LOOPBACK_TOKEN_PREFIX)) return null;
+      const hash = hashSecret(token);
+      if (live(hash) === null) return null;
+      await refreshing.get(hash);
+      return live(hash)?.principal ?? null;
     },
     get size() {
       return entries.size;

@@ -57,7 +57,9 @@ export function createEventMethods({ client, now }: StoreContext): EventMethods 
       return rowCount > 0;
     },
     async renewDelivery(id, lease, next) {
-      const { rowCount } = await client.query("UPDATE sink_deliveries SET lease_until = ? WHERE id = ? AND lease_until = ?", [next, id, lease]);
+      // Bookkeeping no cached read depends on: it does not move the change mark (every running
+      // delivery renews every few seconds, and a moved mark empties the principal and list caches).
+      const { rowCount } = await client.informationalWrite("UPDATE sink_deliveries SET lease_until = ? WHERE id = ? AND lease_until = ?", [next, id, lease]);
       return rowCount > 0;
     },
     async pruneOutbox(olderThan) {
