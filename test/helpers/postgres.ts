@@ -25,6 +25,8 @@ export interface PostgresCluster {
   url(database?: string): string;
   /** A new empty schema in the `postgres` database; the URL puts it first on the search_path. */
   createSchema(): Promise<string>;
+  /** Closes this helper's own connection; the server runs until stop() or the process exits. */
+  disconnect(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -201,6 +203,10 @@ export async function startPostgres(): Promise<PostgresCluster> {
     const url = (database = "postgres") => `postgres://postgres@127.0.0.1:${port}/${database}`;
     let testDb: PgDb | undefined = openPgDb({ url: url(), poolSize: 2 });
     let schemas = 0;
+    const disconnect = async () => {
+      await testDb?.close();
+      testDb = undefined;
+    };
     return {
       port,
       url,
@@ -209,9 +215,9 @@ export async function startPostgres(): Promise<PostgresCluster> {
         await testDb!.query(`CREATE SCHEMA ${schema}`);
         return `${url()}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
       },
+      disconnect,
       async stop() {
-        await testDb?.close();
-        testDb = undefined;
+        await disconnect();
         process.removeListener("exit", stopNow);
         stopNow();
       },
@@ -224,13 +230,15 @@ export async function startPostgres(): Promise<PostgresCluster> {
 }
 
 /**
- * One cluster for the calling test file, started on first use and stopped when the file ends.
- * Call at the top level of a test file.
+ * One cluster for the calling test file, started on first use and stopped when the file's process
+ * exits. Not in an `after` hook: hooks run in the order they were registered, so this one (made
+ * first, at the top of the file) would stop the server before the file's own hooks close the apps
+ * using it, under their feet. Call at the top level of a test file.
  */
 export function sharedPostgres(): () => Promise<PostgresCluster> {
   let started: Promise<PostgresCluster> | undefined;
   after(async () => {
-    if (started) await (await started.catch(() => undefined))?.stop();
+    if (started) await (await started.catch(() => undefined))?.disconnect();
   });
   return () => (started ??= startPostgres());
 }

@@ -147,6 +147,29 @@ test("connections the server drops are replaced: the store keeps working and the
   }
 });
 
+test("a connection that drops while checked out (between a transaction's statements) fails that work, not the process", async () => {
+  const base = await (await cluster()).createSchema();
+  const db = openPgDb({ url: `${base}&application_name=knot_checked_out`, poolSize: 2 });
+  const admin = openPgDb({ url: base });
+  try {
+    for (const hold of [db.transaction.bind(db), db.withConnection.bind(db)]) {
+      const work = hold(async (connection) => {
+        await connection.query("SELECT 1");
+        await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'knot_checked_out'");
+        // The connection's end arrives while no query runs on it: pg emits 'error' on the client,
+        // which node-postgres leaves without a listener while it is checked out.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await connection.query("SELECT 2");
+      });
+      await assert.rejects(work, /terminat|Connection|not queryable/i);
+    }
+    assert.equal((await db.query("SELECT 3 AS n")).rows[0]?.n, 3, "the pool opens a new connection for the next query");
+  } finally {
+    await admin.close();
+    await db.close();
+  }
+});
+
 test("the audit hash split around seq rebuilds exactly the canonical JSON auditRowHash hashes", () => {
   const base: AuditEntryInput = {
     at: "2026-01-01T00:00:00.000Z", userId: "u", tokenId: null, client: null, surface: "mcp", tool: "t",

@@ -118,39 +118,44 @@ export function openPgDb(options: PgDbOptions): PgDb {
     return running;
   }
 
-  async function withConnection<T>(work: (connection: PgQueryable) => Promise<T>): Promise<T> {
+  /**
+   * A pooled connection for several statements. node-postgres leaves a checked-out client without an
+   * 'error' listener, so a connection dropped between two statements (a server restart, an admin's
+   * pg_terminate_backend) would be an uncaught exception that ends the process. Here it is noted:
+   * the next statement fails on the dead connection, and the connection is not pooled again.
+   */
+  async function checkedOut<T>(work: (client: PoolClient) => Promise<T>, onFailure?: (client: PoolClient) => Promise<void>): Promise<T> {
     const client = await pool.connect();
+    let dropped: Error | undefined;
+    const noteDrop = (error: Error) => void (dropped ??= error);
+    client.on("error", noteDrop);
     let broken = false;
     try {
-      return await work(queryable(client));
+      return await work(client);
     } catch (error) {
-      broken = true; // drop it: whatever session state the work left (locks, settings) goes with it
+      broken = true;
+      if (onFailure && dropped === undefined) broken = await onFailure(client).then(() => false, () => true);
       throw error;
     } finally {
-      client.release(broken);
+      client.removeListener("error", noteDrop);
+      client.release(dropped ?? broken);
     }
   }
 
-  async function transaction<T>(work: (tx: PgQueryable) => Promise<T>): Promise<T> {
-    const client = await pool.connect();
-    const tx = queryable(client);
-    let broken = false;
-    try {
-      await client.query("BEGIN");
-      const result = await work(tx);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      try {
-        await client.query("ROLLBACK");
-      } catch {
-        broken = true;
-      }
-      throw error;
-    } finally {
-      client.release(broken);
-    }
-  }
+  // Work that failed is dropped with its connection: whatever session state it left (locks, settings) goes with it.
+  const withConnection = <T>(work: (connection: PgQueryable) => Promise<T>) => checkedOut((client) => work(queryable(client)));
+
+  // A failed transaction is rolled back; the connection is pooled again only if the rollback worked.
+  const transaction = <T>(work: (tx: PgQueryable) => Promise<T>) =>
+    checkedOut(
+      async (client) => {
+        await client.query("BEGIN");
+        const result = await work(queryable(client));
+        await client.query("COMMIT");
+        return result;
+      },
+      async (client) => void (await client.query("ROLLBACK")),
+    );
 
   const pooled = queryable(pool);
   return {
