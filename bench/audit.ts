@@ -28,9 +28,7 @@ export async function runAuditBench(rows: number): Promise<string[]> {
   // One file each: a direct append moves the inbox first, which would charge the chain for the inbox's rows.
   const stores = { inbox: await createSqliteStore({ path: path.join(dir, "inbox.db"), durability: "normal" }), chain: await createSqliteStore({ path: path.join(dir, "chain.db"), durability: "normal" }) };
   try {
-    // One call at a time, as at one client: no other call is working, so no batch waits a turn for company.
-    const alone = { othersWorking: () => false };
-    const queues = { inbox: createAuditInboxQueue(stores.inbox.enqueueAudit!.bind(stores.inbox), alone), chain: createAuditQueue(stores.chain, alone) };
+    const queues = { inbox: createAuditInboxQueue(stores.inbox.enqueueAudit!.bind(stores.inbox)), chain: createAuditQueue(stores.chain) };
     const samples: Record<keyof typeof queues, number[]> = { inbox: [], chain: [] };
     for (let i = 0; i < rows; i += 1) {
       for (const name of ["inbox", "chain"] as const) {

@@ -37,53 +37,22 @@ export type AuditAround = <T>(meta: AuditMeta, work: (call: AuditCall) => Promis
 
 const NEVER_ABORTED = new AbortController().signal;
 
-/**
- * Audited calls still working: started, their row not yet handed to the audit log. The audit
- * queue asks it whether waiting a turn for other rows to share a commit can pay (audit-queue.ts).
- */
-export interface CallTally {
-  readonly working: number;
-  /** Counts one call; the answer uncounts it (once, however often it is called). */
-  start(): () => void;
-}
-
-export function createCallTally(): CallTally {
-  let working = 0;
-  return {
-    get working() {
-      return working;
-    },
-    start() {
-      working += 1;
-      let done = false;
-      return () => {
-        if (!done) working -= 1;
-        done = true;
-      };
-    },
-  };
-}
-
 /** The outcome of a call that threw: the coded error's code, else INTERNAL. */
 function errorOutcome(error: unknown): string {
   return error instanceof KnotError ? String(error.code) : "INTERNAL";
 }
 
 /** `around` over a given `record` (the audit log's, or a wrapper's that counts rows). */
-export function auditAround(record: (entry: AuditRecord) => Promise<void>, tally?: CallTally): AuditAround {
+export function auditAround(record: (entry: AuditRecord) => Promise<void>): AuditAround {
   return async function around(meta, work) {
     const started = performance.now();
-    const finished = tally?.start();
     const call: AuditCall = { signal: meta.signal ?? NEVER_ABORTED, args: meta.args, masked: meta.masked, maskedWithin: meta.maskedWithin };
-    const row = (outcome: string, result?: unknown, durationMs?: number) => {
-      finished?.(); // this call's row is on its way: the tally now counts only the others
-      return record({
-        principal: meta.principal, surface: meta.surface, tool: meta.tool, args: call.args,
-        ...(call.masked === undefined ? {} : { masked: call.masked }), ...(call.maskedWithin === undefined ? {} : { maskedWithin: call.maskedWithin }),
-        outcome, durationMs: durationMs ?? performance.now() - started, result,
-        ...(meta.requestId === undefined ? {} : { requestId: meta.requestId }), ...(meta.client === undefined ? {} : { client: meta.client }),
-      });
-    };
+    const row = (outcome: string, result?: unknown, durationMs?: number) => record({
+      principal: meta.principal, surface: meta.surface, tool: meta.tool, args: call.args,
+      ...(call.masked === undefined ? {} : { masked: call.masked }), ...(call.maskedWithin === undefined ? {} : { maskedWithin: call.maskedWithin }),
+      outcome, durationMs: durationMs ?? performance.now() - started, result,
+      ...(meta.requestId === undefined ? {} : { requestId: meta.requestId }), ...(meta.client === undefined ? {} : { client: meta.client }),
+    });
     let done;
     try {
       done = await work(call);

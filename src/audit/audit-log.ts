@@ -14,7 +14,7 @@ import type { Logger } from "../log.ts";
 import { canonicalJson } from "../store/audit-hash.ts";
 import type { AuditEntryInput, Store } from "../store/store.ts";
 import { assertJsonDepth } from "../validation/json-depth.ts";
-import { auditAround, createCallTally, type AuditAround, type CallTally } from "./audit-around.ts";
+import { auditAround, type AuditAround } from "./audit-around.ts";
 import { boundArgs, clampNullable, clampText } from "./audit-bounds.ts";
 import { createAuditInboxQueue, createAuditQueue, type AuditQueue } from "./audit-queue.ts";
 import { maskAtPaths, maskPathSteps } from "./mask-paths.ts";
@@ -58,8 +58,6 @@ export interface AuditLog {
    * });
    */
   around: AuditAround;
-  /** Audited calls still working; a wrapper's own `around` counts its calls here too. */
-  readonly tally: CallTally;
   mask(value: unknown): string;
   /** Resolves when every row recorded so far is committed. */
   flushed(): Promise<void>;
@@ -81,14 +79,11 @@ export async function createAuditLog(options: { store: Store; maskKey: string | 
   const mask = (value: unknown) => MASK_PREFIX + createHmac("sha256", key).update(stableText(value)).digest("base64url").slice(0, 22);
   await options.store.prepareAudit?.();
   const enqueue = options.store.enqueueAudit?.bind(options.store);
-  const tally = createCallTally();
-  const othersWorking = () => tally.working > 0;
-  const queue: AuditQueue<unknown> = enqueue ? createAuditInboxQueue(enqueue, { othersWorking }) : createAuditQueue(options.store, { othersWorking });
+  const queue: AuditQueue<unknown> = enqueue ? createAuditInboxQueue(enqueue) : createAuditQueue(options.store);
   const log: AuditLog = {
     mask,
-    tally,
     flushed: () => queue.flushed(),
-    around: auditAround((entry) => log.record(entry), tally),
+    around: auditAround((entry) => log.record(entry)),
     async record(entry) {
       const base = {
         at: new Date().toISOString(),

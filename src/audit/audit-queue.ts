@@ -34,34 +34,23 @@ export interface AuditQueue<R = AuditEntry> {
   readonly depth: number;
 }
 
-export interface AuditQueueOptions {
-  /** Rows per transaction (default MAX_BATCH). */
-  readonly maxBatch?: number;
-  /**
-   * Whether other audited calls are still working (audit-around.ts's CallTally). A batch waits a
-   * turn of the event loop for rows finishing with it only then: a lone call's row is committed at
-   * once (the wait cost ~30 µs of its latency and grouped nothing). Without it, every batch waits.
-   */
-  readonly othersWorking?: () => boolean;
-}
-
 /** Appends to the chain: each row resolves with its place in it. */
-export function createAuditQueue(store: Pick<Store, "appendAudit" | "appendAuditBatch">, options: AuditQueueOptions = {}): AuditQueue {
-  return createBatchQueue((entries) => store.appendAuditBatch(entries), (entry) => store.appendAudit(entry), options);
+export function createAuditQueue(store: Pick<Store, "appendAudit" | "appendAuditBatch">, maxBatch = MAX_BATCH): AuditQueue {
+  return createBatchQueue((entries) => store.appendAuditBatch(entries), (entry) => store.appendAudit(entry), maxBatch);
 }
 
 /** Commits to the store's audit inbox: each row resolves once it is as durable as an append. */
-export function createAuditInboxQueue(enqueue: NonNullable<Store["enqueueAudit"]>, options: AuditQueueOptions = {}): AuditQueue<void> {
+export function createAuditInboxQueue(enqueue: NonNullable<Store["enqueueAudit"]>, maxBatch = MAX_BATCH): AuditQueue<void> {
   return createBatchQueue(async (entries) => {
     await enqueue(entries);
     return entries.map(() => undefined);
-  }, (entry) => enqueue([entry]), options);
+  }, (entry) => enqueue([entry]), maxBatch);
 }
 
 function createBatchQueue<R>(
   writeBatch: (entries: readonly AuditEntryInput[]) => Promise<readonly R[]>,
   writeOne: (entry: AuditEntryInput) => Promise<R>,
-  { maxBatch = MAX_BATCH, othersWorking = () => true }: AuditQueueOptions,
+  maxBatch: number,
 ): AuditQueue<R> {
   const waiting: Waiting<R>[] = [];
   let running: Promise<void> | null = null;
@@ -77,8 +66,8 @@ function createBatchQueue<R>(
   }
 
   async function drain(): Promise<void> {
-    // Let the calls of this turn of the event loop join the first batch, when there are any.
-    if (othersWorking()) await new Promise<void>((resolve) => setImmediate(resolve));
+    // Let the calls of this turn of the event loop join the first batch.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     while (waiting.length > 0) {
       await write(waiting.splice(0, maxBatch));
       if (waiting.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));

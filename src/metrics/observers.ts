@@ -21,7 +21,7 @@ export function observeAudit(audit: AuditLog, metrics: Metrics, writes: PendingW
   const observed: AuditLog = {
     ...audit,
     // Rows of audited calls are counted too: around records through this wrapper's record.
-    around: auditAround((entry) => observed.record(entry), audit.tally),
+    around: auditAround((entry) => observed.record(entry)),
     async record(entry) {
       metrics.callAudited(entry.surface, entry.outcome, entry.durationMs);
       const done = writes.begin();
