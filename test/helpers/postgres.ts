@@ -25,6 +25,8 @@ export interface PostgresCluster {
   url(database?: string): string;
   /** A new empty schema in the `postgres` database; the URL puts it first on the search_path. */
   createSchema(): Promise<string>;
+  /** Stops the server (fast shutdown: connections are ended), waits `downMs`, and starts it again on the same port. */
+  restart(downMs: number): Promise<void>;
   /** Closes this helper's own connection; the server runs until stop() or the process exits. */
   disconnect(): Promise<void>;
   stop(): Promise<void>;
@@ -190,9 +192,10 @@ export async function startPostgres(): Promise<PostgresCluster> {
   try {
     await copyDir(await templateDataDir(bin, identity), data);
     let port = 0;
+    let server = "";
     for (let attempt = 1; ; attempt += 1) {
       port = await freePort();
-      const server = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+      server = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
       try {
         await run("pg_ctl", ["-D", data, "-l", log, "-w", "-t", "30", "-o", server, "start"]);
         break;
@@ -216,6 +219,11 @@ export async function startPostgres(): Promise<PostgresCluster> {
         return `${url()}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
       },
       disconnect,
+      async restart(downMs) {
+        await run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
+        await new Promise((resolve) => setTimeout(resolve, downMs));
+        await run("pg_ctl", ["-D", data, "-l", log, "-w", "-t", "30", "-o", server, "start"]);
+      },
       async stop() {
         await disconnect();
         process.removeListener("exit", stopNow);

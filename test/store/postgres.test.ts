@@ -11,12 +11,12 @@ import { openStore } from "../../src/store/index.ts";
 import { hashedAroundSeq } from "../../src/store/postgres/audit-hash-parts.ts";
 import { migrate } from "../../src/store/postgres/migrate.ts";
 import { PG_MIGRATIONS } from "../../src/store/postgres/migrations.ts";
-import { openPgDb, type PgDb } from "../../src/store/postgres/pg-driver.ts";
+import { listenPg, openPgDb, type PgDb } from "../../src/store/postgres/pg-driver.ts";
 import { createPostgresStore } from "../../src/store/postgres/postgres-store.ts";
 import { isPostgresUrl, redactUrl } from "../../src/store/postgres/url.ts";
 import { MIGRATIONS } from "../../src/store/sqlite/migrations.ts";
 import type { AuditEntryInput } from "../../src/store/store.ts";
-import { sharedPostgres } from "../helpers/postgres.ts";
+import { sharedPostgres, startPostgres } from "../helpers/postgres.ts";
 
 const cluster = sharedPostgres();
 before(() => cluster());
@@ -243,5 +243,27 @@ test("migration 10: event data, causes and sink events stored as jsonb at versio
   } finally {
     await check.close();
     await store.close();
+  }
+});
+
+test("the LISTEN connection comes back after the server was down longer than the first retry", async () => {
+  // Its own cluster: the restart ends every connection of the shared one.
+  const own = await startPostgres();
+  const url = own.url();
+  const payloads: string[] = [];
+  const channel = await listenPg(url, "knot_restart_probe", (payload) => payloads.push(payload), () => {});
+  const sender = openPgDb({ url });
+  try {
+    await own.restart(1_500); // the first retries (0.5 s, 1 s) find the server down
+    const deadline = Date.now() + 15_000;
+    while (!payloads.includes("after") && Date.now() < deadline) {
+      await sender.query("SELECT pg_notify('knot_restart_probe', 'after')").catch(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.ok(payloads.includes("after"), "notifications never arrived again after the restart");
+  } finally {
+    await channel.close();
+    await sender.close();
+    await own.stop();
   }
 });

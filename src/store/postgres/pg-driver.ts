@@ -186,6 +186,23 @@ export async function listenPg(url: string, channel: string, onPayload: (payload
   let client: InstanceType<typeof Client> | null = null;
   let closed = false;
   let retryMs = 250;
+  let retryTimer: NodeJS.Timeout | null = null;
+  /**
+   * One retry at a time, backing off. A failed attempt schedules the next: an error while
+   * connecting rejects `connect()` without an 'error' event, so retrying only on 'error' stopped
+   * for good after one attempt that found the server still down.
+   */
+  const retryLater = () => {
+    if (closed || retryTimer) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      open().catch((error: Error) => {
+        onError(error);
+        retryLater();
+      });
+    }, (retryMs = Math.min(retryMs * 2, 10_000)));
+    retryTimer.unref();
+  };
   const open = async (): Promise<void> => {
     const next = new Client({ connectionString: url, keepAlive: true, application_name: "knot-tools-listen" });
     next.on("notification", (message) => {
@@ -195,10 +212,15 @@ export async function listenPg(url: string, channel: string, onPayload: (payload
       onError(error);
       if (client === next) client = null;
       void next.end().catch(() => {});
-      if (!closed) setTimeout(() => void open().catch(onError), (retryMs = Math.min(retryMs * 2, 10_000))).unref();
+      retryLater();
     });
-    await next.connect();
-    await next.query(`LISTEN ${channel}`);
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${channel}`);
+    } catch (error) {
+      void next.end().catch(() => {});
+      throw error;
+    }
     if (closed) return void (await next.end());
     client = next;
     retryMs = 250;
@@ -210,6 +232,7 @@ export async function listenPg(url: string, channel: string, onPayload: (payload
     },
     async close() {
       closed = true;
+      if (retryTimer) clearTimeout(retryTimer);
       const last = client;
       client = null;
       await last?.end().catch(() => {});
