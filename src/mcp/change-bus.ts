@@ -25,6 +25,8 @@ export interface ChangeBus {
 export async function createChangeBus(database: string, deliver: (userIds?: readonly string[]) => void, logger: Logger): Promise<ChangeBus> {
   if (!isPostgresUrl(database)) return { publish: () => {}, close: async () => {} };
   const origin = randomUUID();
+  /** A change published while the connection was down, which the other instances never heard. */
+  let unsent = false;
   const channel: PgNotifyChannel = await listenPg(database, CHANNEL, (payload) => {
     try {
       const message = JSON.parse(payload) as { origin?: unknown; users?: unknown };
@@ -34,13 +36,27 @@ export async function createChangeBus(database: string, deliver: (userIds?: read
     } catch {
       logger.warn("ignored a malformed tool-change notification");
     }
-  }, (error) => logger.warn("tool-change channel failed; reconnecting", { error: error.message }));
+  }, (error) => logger.warn("tool-change channel failed; reconnecting", { error: error.message }), {
+    // Back after a drop: changes the other instances made meanwhile were not heard, so every local
+    // client is told its list may have changed, and theirs are told of ours that were not sent.
+    onReconnect: () => {
+      deliver();
+      if (!unsent) return;
+      unsent = false;
+      bus.publish(); // to everyone: which users the lost ones named is not kept
+    },
+  });
   const sending = new Set<Promise<void>>();
-  return {
+  const bus: ChangeBus = {
     publish(userIds) {
       let payload = JSON.stringify({ origin, users: userIds ?? null });
       if (payload.length > MAX_PAYLOAD) payload = JSON.stringify({ origin, users: null });
-      const sent = channel.notify(payload).catch((error: Error) => logger.warn("could not publish a tool change", { error: error.message }));
+      const sent = channel.notify(payload).then((delivered) => {
+        if (!delivered) unsent = true;
+      }, (error: Error) => {
+        unsent = true;
+        logger.warn("could not publish a tool change", { error: error.message });
+      });
       sending.add(sent);
       void sent.finally(() => sending.delete(sent));
     },
@@ -49,4 +65,5 @@ export async function createChangeBus(database: string, deliver: (userIds?: read
       await channel.close();
     },
   };
+  return bus;
 }

@@ -246,21 +246,27 @@ test("migration 10: event data, causes and sink events stored as jsonb at versio
   }
 });
 
-test("the LISTEN connection comes back after the server was down longer than the first retry", async () => {
+test("the LISTEN connection comes back after the server was down longer than the first retry, and says what it missed", async () => {
   // Its own cluster: the restart ends every connection of the shared one.
   const own = await startPostgres();
   const url = own.url();
   const payloads: string[] = [];
-  const channel = await listenPg(url, "knot_restart_probe", (payload) => payloads.push(payload), () => {});
+  let reconnects = 0;
+  const channel = await listenPg(url, "knot_restart_probe", (payload) => payloads.push(payload), () => {}, { onReconnect: () => (reconnects += 1) });
   const sender = openPgDb({ url });
   try {
-    await own.restart(1_500); // the first retries (0.5 s, 1 s) find the server down
+    assert.equal(await channel.notify("before"), true);
+    const restarted = own.restart(1_500); // the first retries (0.5 s, 1 s) find the server down
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    assert.equal(await channel.notify("while down"), false, "a notification that could not be sent says so");
+    await restarted;
     const deadline = Date.now() + 15_000;
     while (!payloads.includes("after") && Date.now() < deadline) {
       await sender.query("SELECT pg_notify('knot_restart_probe', 'after')").catch(() => {});
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     assert.ok(payloads.includes("after"), "notifications never arrived again after the restart");
+    assert.equal(reconnects, 1, "a re-opened connection is reported (notifications sent meanwhile were lost)");
   } finally {
     await channel.close();
     await sender.close();

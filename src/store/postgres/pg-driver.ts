@@ -171,17 +171,23 @@ export function openPgDb(options: PgDbOptions): PgDb {
 }
 
 export interface PgNotifyChannel {
-  /** NOTIFY on the channel (through the listening connection; delivered to every listener, this one included). */
-  notify(payload: string): Promise<void>;
+  /**
+   * NOTIFY on the channel (through the listening connection; delivered to every listener, this one
+   * included). False when it could not be sent: the connection is down and being re-opened.
+   */
+  notify(payload: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
 /**
  * LISTEN on one channel over a dedicated connection (a pooled one would be returned and lose its
  * LISTEN), calling `onPayload` for each notification. A dropped connection is re-opened with
- * backoff; notifications sent meanwhile are lost (they are hints: clients list again anyway).
+ * backoff; notifications sent to it meanwhile are lost, so `onReconnect` runs once it listens
+ * again (the caller assumes it missed something).
  */
-export async function listenPg(url: string, channel: string, onPayload: (payload: string) => void, onError: (error: Error) => void): Promise<PgNotifyChannel> {
+export async function listenPg(
+  url: string, channel: string, onPayload: (payload: string) => void, onError: (error: Error) => void, options: { onReconnect?: () => void } = {},
+): Promise<PgNotifyChannel> {
   if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`bad channel name ${channel}`);
   let client: InstanceType<typeof Client> | null = null;
   let closed = false;
@@ -196,7 +202,9 @@ export async function listenPg(url: string, channel: string, onPayload: (payload
     if (closed || retryTimer) return;
     retryTimer = setTimeout(() => {
       retryTimer = null;
-      open().catch((error: Error) => {
+      open().then(() => {
+        if (client) options.onReconnect?.();
+      }, (error: Error) => {
         onError(error);
         retryLater();
       });
@@ -228,7 +236,9 @@ export async function listenPg(url: string, channel: string, onPayload: (payload
   await open();
   return {
     async notify(payload) {
-      if (client) await client.query("SELECT pg_notify($1, $2)", [channel, payload]);
+      if (!client) return false;
+      await client.query("SELECT pg_notify($1, $2)", [channel, payload]);
+      return true;
     },
     async close() {
       closed = true;
