@@ -42,18 +42,19 @@ export function isInitialize(body: unknown): boolean {
   return messages(body).some((m) => m.method === "initialize");
 }
 
+/** The tool a refused call names, as text: a value that is not a name is not turned into one (a deep array's String() overflows the stack). */
+function nameOf(params: Record<string, unknown>): string {
+  const name = params.name;
+  if (name === undefined || name === null) return "";
+  if (typeof name === "string" || typeof name === "number" || typeof name === "boolean") return String(name);
+  return "[not a name]";
+}
+
 /**
  * Audits the tool calls in a request refused before it reached the SDK: one row per request, never
  * one per message, so a refused batch cannot flood the log. All argument values are masked: the
  * caller was not allowed to learn which of them the tool declares secret.
  */
-/** The tool a refused call names, as text: a value that is not a name is not turned into one (a deep array's String() overflows the stack). */
-function nameOf(params: Record<string, unknown>): string {
-  const name = params.name;
-  if (typeof name === "string") return name;
-  return name === undefined || name === null ? "" : typeof name === "number" || typeof name === "boolean" ? String(name) : "[not a name]";
-}
-
 export async function auditRefusedCalls(audit: AuditLog, principal: Principal, body: unknown, outcome: string, requestId: string): Promise<void> {
   const calls = messages(body).filter((message) => message.method === "tools/call").map((message) =>
     (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>);

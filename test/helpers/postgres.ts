@@ -192,12 +192,11 @@ export async function startPostgres(): Promise<PostgresCluster> {
   try {
     await copyDir(await templateDataDir(bin, identity), data);
     let port = 0;
-    let server = "";
+    const startServer = () => run("pg_ctl", ["-D", data, "-l", log, "-w", "-t", "30", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`, "start"]);
     for (let attempt = 1; ; attempt += 1) {
       port = await freePort();
-      server = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
       try {
-        await run("pg_ctl", ["-D", data, "-l", log, "-w", "-t", "30", "-o", server, "start"]);
+        await startServer();
         break;
       } catch (error) {
         if (attempt >= 3) throw error; // the free port may have been taken meanwhile: try another
@@ -222,7 +221,7 @@ export async function startPostgres(): Promise<PostgresCluster> {
       async restart(downMs) {
         await run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
         await new Promise((resolve) => setTimeout(resolve, downMs));
-        await run("pg_ctl", ["-D", data, "-l", log, "-w", "-t", "30", "-o", server, "start"]);
+        await startServer();
       },
       async stop() {
         await disconnect();

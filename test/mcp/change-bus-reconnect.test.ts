@@ -8,6 +8,7 @@ import { test } from "node:test";
 import { silentLogger } from "../../src/log.ts";
 import { createChangeBus } from "../../src/mcp/change-bus.ts";
 import { openPgDb } from "../../src/store/postgres/pg-driver.ts";
+import { waitFor } from "../helpers/peers.ts";
 import { startPostgres } from "../helpers/postgres.ts";
 
 test("an instance whose LISTEN connection dropped tells its own clients once back, and publishes what it could not send", async () => {
@@ -22,8 +23,7 @@ test("an instance whose LISTEN connection dropped tells its own clients once bac
     assert.equal(ended.rowCount, 1);
     await new Promise((resolve) => setTimeout(resolve, 150)); // a notices; its first retry is 0.5 s away
     a.publish(["u-ada"]); // not sent: a's connection is down
-    const deadline = Date.now() + 10_000;
-    while ((heard.a.length < 1 || heard.b.length < 1) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => heard.a.length >= 1 && heard.b.length >= 1, 10_000, "both instances to hear of the change");
     assert.deepEqual(heard.a, [undefined], "a told its own clients (everyone) once it listened again");
     assert.deepEqual(heard.b, [undefined], "b heard a's unsent change, as a change for everyone");
   } finally {

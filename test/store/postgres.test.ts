@@ -16,6 +16,7 @@ import { createPostgresStore } from "../../src/store/postgres/postgres-store.ts"
 import { isPostgresUrl, redactUrl } from "../../src/store/postgres/url.ts";
 import { MIGRATIONS } from "../../src/store/sqlite/migrations.ts";
 import type { AuditEntryInput } from "../../src/store/store.ts";
+import { waitFor } from "../helpers/peers.ts";
 import { sharedPostgres, startPostgres } from "../helpers/postgres.ts";
 
 const cluster = sharedPostgres();
@@ -260,11 +261,10 @@ test("the LISTEN connection comes back after the server was down longer than the
     await new Promise((resolve) => setTimeout(resolve, 700));
     assert.equal(await channel.notify("while down"), false, "a notification that could not be sent says so");
     await restarted;
-    const deadline = Date.now() + 15_000;
-    while (!payloads.includes("after") && Date.now() < deadline) {
+    await waitFor(async () => {
       await sender.query("SELECT pg_notify('knot_restart_probe', 'after')").catch(() => {});
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+      return payloads.includes("after");
+    }, 15_000, "notifications after the restart");
     assert.ok(payloads.includes("after"), "notifications never arrived again after the restart");
     assert.equal(reconnects, 1, "a re-opened connection is reported (notifications sent meanwhile were lost)");
   } finally {

@@ -133,8 +133,8 @@ export function openPgDb(options: PgDbOptions): PgDb {
     try {
       return await work(client);
     } catch (error) {
-      broken = true;
-      if (onFailure && dropped === undefined) broken = await onFailure(client).then(() => false, () => true);
+      // Pooled again only when the connection lives and `onFailure` (a rollback) cleaned up after the work.
+      broken = dropped !== undefined || onFailure === undefined || (await onFailure(client).then(() => false, () => true));
       throw error;
     } finally {
       client.removeListener("error", noteDrop);
