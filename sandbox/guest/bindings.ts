@@ -19,9 +19,7 @@ export const EMIT_KINDS = Object.freeze({
   log: "log",
   /** knot:tool progress(): {done, total?, message?} */
   progress: "progress",
-  /** a return* was called: a ToolResult */
-  returned: "return",
-  /** the handler finished: {ok:true, result} | {ok:false, error:{code, message}} (read by the worker with takeFinished) */
+  /** the run's verdict: {ok:true, result} | {ok:false, error:{code, message}} (the handler's, or its last return*'s; read by the worker with takeFinished) */
   finish: "finish",
   /** the runtime made a coded error the guest may catch: {code, message} */
   coded: "coded",

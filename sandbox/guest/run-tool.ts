@@ -13,7 +13,7 @@
  */
 import { GUEST_CAPS } from "./bindings.ts";
 import { I, clip, safeString } from "./intrinsics.ts";
-import { checkResultSize, codeOf, codedError, fail, finish, freshParams, freshUser, hasReturned, isSinkRun, q } from "./runtime.ts";
+import { checkResultSize, codeOf, codedError, fail, finish, finishReturned, freshParams, freshUser, hasReturned, isSinkRun, q } from "./runtime.ts";
 import { GUEST_INPUT_PARAM } from "./bindings.ts";
 
 type Handler = (request: unknown) => unknown;
@@ -83,11 +83,11 @@ export async function runTool(namespace: Record<string, unknown>): Promise<void>
       value = await I.ReflectApply(handler, undefined, [argument]);
     }
   } catch (error) {
-    if (hasReturned()) return finish('{"ok":true,"returned":true}');
+    if (hasReturned()) return finishReturned();
     const message = clip(errorMessage(error), GUEST_CAPS.errorMessageChars);
     return finish(`{"ok":false,"error":{"code":${q(errorCode(error, message))},"message":${q(message)}}}`);
   }
-  if (hasReturned()) return finish('{"ok":true,"returned":true}');
+  if (hasReturned()) return finishReturned();
   try {
     finishValue(value);
   } catch {

@@ -126,10 +126,23 @@ export function returnFailure(code: string, message: string): never {
   return returnVerdict(`{"ok":false,"error":{"code":${q(code)},"message":${q(clip(message, GUEST_CAPS.errorMessageChars))}}}`);
 }
 
+/**
+ * The last return*'s verdict stays in the guest until the run ends (finishReturned, or the worker's
+ * takeFinished after a failed task): reporting it at once cost a call back to the worker's thread
+ * while the isolate waited (two thread hops per run, ~100 µs here; issue 13), and a tool calling
+ * return* in a loop sent each copy across.
+ */
+let lastReturn = "";
+
 function returnVerdict(verdictJson: string): never {
   returned = true;
-  emit(EMIT_KINDS.returned, verdictJson);
+  lastReturn = verdictJson;
   throw RETURN_SIGNAL;
+}
+
+/** The handler ended after a return*: the last one is the run's verdict (unless something finished first). */
+export function finishReturned(): void {
+  finish(lastReturn);
 }
 
 /** Ends the run at once with an error the worker reports as is (a limit, an unserialisable value). */
@@ -148,10 +161,14 @@ export function finish(payload: string): void {
   if (finished === "") finished = payload;
 }
 
-/** Called by the worker only (through the bundle's hand-off), between isolate tasks. */
-export function takeFinished(): string {
-  const payload = finished;
+/**
+ * Called by the worker only (through the bundle's hand-off), between isolate tasks. `afterFailure`
+ * (a task threw: the run ends now): with no verdict finished, the last return* is the answer.
+ */
+export function takeFinished(afterFailure?: unknown): string {
+  const payload = finished !== "" ? finished : afterFailure === true ? lastReturn : "";
   finished = "";
+  if (afterFailure === true) lastReturn = "";
   return payload;
 }
 

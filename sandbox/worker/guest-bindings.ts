@@ -9,7 +9,7 @@ import type { RunEvent, RunJob } from "../protocol.ts";
 import { GUEST_REPORTABLE_CODES, safeError } from "../errors.ts";
 import type { WorkerVerdict } from "../ipc.ts";
 import { EMIT_KINDS, GUEST_CAPS } from "../guest/bindings.ts";
-import { parseGuestVerdict, RETURNED } from "./guest-verdict.ts";
+import { parseGuestVerdict } from "./guest-verdict.ts";
 import { parseLoopbackRequest, type LoopbackRequest } from "./loopback.ts";
 import type { RunLog } from "./run-log.ts";
 
@@ -20,10 +20,8 @@ export interface BindingTarget {
   readonly log: RunLog;
   onEvent(event: RunEvent): void;
   isSettled(): boolean;
-  /** A return* happened: the last one is the answer if the run ends normally. */
-  setReturned(verdict: WorkerVerdict): void;
-  /** The runner finished (RETURNED: use the last return*), or a limit tripped in the guest. */
-  finish(verdict: WorkerVerdict | typeof RETURNED): void;
+  /** The runner finished (its result, or its last return*'s), or a limit tripped in the guest. */
+  finish(verdict: WorkerVerdict): void;
   /** The run must end now with this verdict (e.g. LOOPBACK_LIMIT); disposal happens after. */
   stop(verdict: WorkerVerdict): void;
   /** Starts the HTTP call; returns the id the guest waits on. */
@@ -89,13 +87,6 @@ export function createGuestBindings(target: BindingTarget): GuestBindings {
             progressMessageCharsLeft -= kept?.length ?? 0;
             target.onEvent(kept ? { ...numbers, message: kept } : numbers);
           }
-          break;
-        }
-        case EMIT_KINDS.returned: {
-          const verdict = parseGuestVerdict(payload, job.limits);
-          if (verdict === RETURNED) break;
-          if (!verdict.ok && verdict.error.code === "RESULT_TOO_LARGE") target.stop(verdict);
-          else target.setReturned(verdict);
           break;
         }
         case EMIT_KINDS.finish:

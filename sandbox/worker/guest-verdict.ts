@@ -8,9 +8,6 @@ import type { ContentBlock, RunLimits, SafeError, ToolResult } from "../protocol
 import { GUEST_REPORTABLE_CODES, safeError, type SandboxErrorCode } from "../errors.ts";
 import type { WorkerVerdict } from "../ipc.ts";
 
-/** The guest says "the verdict is the last return*". */
-export const RETURNED = Symbol("returned");
-
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 const optionalString = (value: unknown): value is string | undefined => value === undefined || typeof value === "string";
@@ -82,7 +79,7 @@ export function memoryLimitError(limits: RunLimits, detail: string): SafeError {
 
 const malformed = (): WorkerVerdict => ({ ok: false, error: safeError("TOOL_ERROR", "the tool produced a malformed result") });
 
-export function parseGuestVerdict(text: string, limits: RunLimits): WorkerVerdict | typeof RETURNED {
+export function parseGuestVerdict(text: string, limits: RunLimits): WorkerVerdict {
   if (text.length > limits.resultBytes * 6 + 4_096) {
     return { ok: false, error: safeError("RESULT_TOO_LARGE", `the result is larger than ${limits.resultBytes} bytes`) };
   }
@@ -93,7 +90,6 @@ export function parseGuestVerdict(text: string, limits: RunLimits): WorkerVerdic
     return malformed();
   }
   if (!isRecord(value)) return malformed();
-  if (value.ok === true && value.returned === true) return RETURNED;
   if (value.ok === true) {
     const checked = toolResult(value.result);
     if (checked === undefined) return malformed();

@@ -17,7 +17,6 @@ import type { FreshContext } from "./fresh-context.ts";
 import type { ContextLease } from "./isolate-homes.ts";
 import { EMIT_KINDS } from "../guest/bindings.ts";
 import { createGuestBindings } from "./guest-bindings.ts";
-import { RETURNED } from "./guest-verdict.ts";
 import type { Isolate } from "./ivm.ts";
 import { releaseAll, RUN_TOOL_MODULE } from "./guest-code.ts";
 import { createLinker, missingExportError } from "./linker.ts";
@@ -64,7 +63,6 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
   let resolveVerdict!: (verdict: WorkerVerdict) => void;
   const verdict = new Promise<WorkerVerdict>((resolve) => (resolveVerdict = resolve));
   let settled = false;
-  let lastReturn: WorkerVerdict | undefined;
   let fresh: FreshContext | undefined;
   let lease: ContextLease | undefined;
   /** Releases the run's module handles (they would pin the context in a kept isolate). */
@@ -201,7 +199,8 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
 
   /**
    * An isolate task failed: an uncaught throw (maybe after an await), the memory limit, or our own
-   * dispose. The guest may have left a verdict first (a limit it hit ends the run with a throw); it
+   * dispose. The guest may have left a verdict first (a limit it hit ends the run with a throw, or a
+   * return* before the throw: the last return* is the answer, as when the handler ends); it
    * is read with an asynchronous call, on the isolate's thread under the run's limits (see track).
    */
   function onTaskError(error: unknown): void {
@@ -210,14 +209,14 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     void readVerdictAfterFailure().then(() => {
       if (settled) return;
       if (isolate?.isDisposed === true && !disposedByUs) return settleMemory();
-      settle(lastReturn ?? { ok: false, error: classifyThrown(error, codedMessages, limits) });
+      settle({ ok: false, error: classifyThrown(error, codedMessages, limits) });
     });
   }
 
   async function readVerdictAfterFailure(): Promise<void> {
     if (fresh === undefined || isolate === undefined || isolate.isDisposed) return;
     try {
-      const payload: unknown = await track(fresh.guest.takeFinished.apply(undefined, []));
+      const payload: unknown = await track(fresh.guest.takeFinished.apply(undefined, [true]));
       if (!settled && typeof payload === "string" && payload !== "") bindings.emit(EMIT_KINDS.finish, payload);
     } catch {
       // the isolate failed again (disposed by a limit meanwhile): the limit or the first error decides
@@ -254,8 +253,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     onEvent: env.onEvent,
     codedMessages,
     isSettled: () => settled,
-    setReturned: (returned) => (lastReturn = returned),
-    finish: (final) => settle(final === RETURNED ? (lastReturn ?? { ok: true, result: { kind: "none" } }) : final),
+    finish: (final) => settle(final),
     stop: (final) => settle(final),
     startCall,
   });

@@ -117,6 +117,32 @@ test("returnError fails the run with TOOL_ERROR; the last return* wins when one 
   assert.deepEqual(assertOk(last), { kind: "text", text: "second" });
 });
 
+test("a return* stays in the guest until the run ends: the last one wins across awaits, throws and top-level code", async () => {
+  // Caught, then replaced after awaits; and kept when the handler then throws.
+  const awaited = await runTool(pool, `import { returnString } from "knot:tool";
+    export default async () => { try { returnString("early") } catch {} await null; await Promise.resolve(); returnString("late") }`);
+  assert.deepEqual(assertOk(awaited), { kind: "text", text: "late" });
+  const thrownAfter = await runTool(pool, `import { returnString } from "knot:tool";
+    export default async () => { try { returnString("early") } catch {} await null; throw new Error("after") }`);
+  assert.deepEqual(assertOk(thrownAfter), { kind: "text", text: "early" });
+  // A return* at the top level of the module (no handler), and one followed by an uncaught throw there.
+  assert.deepEqual(assertOk(await runTool(pool, `import { returnObject } from "knot:tool"; returnObject({ top: 1 })`)), { kind: "json", value: { top: 1 } });
+  const thenThrown = await runTool(pool, `import { returnString } from "knot:tool"; try { returnString("kept") } catch {} throw new Error("after the return")`);
+  assert.deepEqual(assertOk(thenThrown), { kind: "text", text: "kept" });
+  // Many caught return*s of a large value: nothing crosses until the end, and the last one is the answer.
+  const looped = await runTool(pool, `import { returnString } from "knot:tool";
+    export default () => { const big = "x".repeat(60000); for (let i = 0; i < 2000; i++) { try { returnString(big + i) } catch {} } returnString("last") }`);
+  assert.deepEqual(assertOk(looped), { kind: "text", text: "last" });
+  // The answer is checked against the limit in UTF-8 bytes: the last return* too large fails the run;
+  // one over in characters ends the run at once, and a later return* does not replace that.
+  const lastTooLarge = await runTool(pool, `import { returnString } from "knot:tool";
+    export default () => { try { returnString("small") } catch {} returnString("é".repeat(700)) }`, { limits: { resultBytes: 1000 } });
+  assertError(lastTooLarge, "RESULT_TOO_LARGE", /larger than 1000 bytes/);
+  const overInCharacters = await runTool(pool, `import { returnString } from "knot:tool";
+    export default () => { try { returnString("x".repeat(1001)) } catch {} returnString("small") }`, { limits: { resultBytes: 1000 } });
+  assertError(overInCharacters, "RESULT_TOO_LARGE", /larger than 1000 bytes/);
+});
+
 test("thrown errors become TOOL_ERROR with the message only; unserialisable results are refused", async () => {
   assertError(await runTool(pool, `export default () => { throw new RangeError("out of range") }`), "TOOL_ERROR", /^out of range$/);
   assertError(await runTool(pool, `throw "a string"`), "TOOL_ERROR", /^a string$/);
