@@ -20,10 +20,11 @@ export interface BindingTarget {
   readonly log: RunLog;
   onEvent(event: RunEvent): void;
   isSettled(): boolean;
-  /** The runner finished (its result, or its last return*'s), or a limit tripped in the guest. */
-  finish(verdict: WorkerVerdict): void;
-  /** The run must end now with this verdict (e.g. LOOPBACK_LIMIT); disposal happens after. */
-  stop(verdict: WorkerVerdict): void;
+  /**
+   * The run ends with this verdict: the runner finished (its result, or its last return*'s), a limit
+   * tripped in the guest, or the worker stops it (e.g. LOOPBACK_LIMIT); disposal happens after.
+   */
+  settle(verdict: WorkerVerdict): void;
   /** Starts the HTTP call; returns the id the guest waits on. */
   startCall(request: LoopbackRequest): string;
   /** Messages of coded errors the guest made, so a top-level throw of one keeps its code. */
@@ -90,7 +91,7 @@ export function createGuestBindings(target: BindingTarget): GuestBindings {
           break;
         }
         case EMIT_KINDS.finish:
-          target.finish(parseGuestVerdict(payload, job.limits));
+          target.settle(parseGuestVerdict(payload, job.limits));
           break;
         case EMIT_KINDS.coded: {
           const coded = codedError(payload);
@@ -101,7 +102,7 @@ export function createGuestBindings(target: BindingTarget): GuestBindings {
           break;
       }
     } catch {
-      target.stop({ ok: false, error: safeError("INTERNAL", "the sandbox worker could not handle a guest report") });
+      target.settle({ ok: false, error: safeError("INTERNAL", "the sandbox worker could not handle a guest report") });
     }
     return "";
   }
@@ -117,7 +118,7 @@ export function createGuestBindings(target: BindingTarget): GuestBindings {
       callCount += 1;
       if (callCount > job.limits.loopbackCalls) {
         const error = safeError("LOOPBACK_LIMIT", `the tool made more than ${job.limits.loopbackCalls} knot:plugin calls`);
-        target.stop({ ok: false, error });
+        target.settle({ ok: false, error });
         return refuse(error.code, error.message);
       }
       const parsed = parseLoopbackRequest(request);

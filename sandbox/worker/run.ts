@@ -253,8 +253,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     onEvent: env.onEvent,
     codedMessages,
     isSettled: () => settled,
-    finish: (final) => settle(final),
-    stop: (final) => settle(final),
+    settle,
     startCall,
   });
 

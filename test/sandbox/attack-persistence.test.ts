@@ -140,6 +140,18 @@ test("a tool error keeps the isolate warm, and still leaves nothing behind", asy
   assert.deepEqual(assertOk(await runTool(pool, PROBE)), { kind: "json", value: [] });
 });
 
+test("a return* one run leaves behind is never the next run's answer", async () => {
+  // The verdict waits in the guest until the run ends: a kept isolate must not carry it over.
+  const planted = await runTool(pool, `import { returnString } from "knot:tool";
+    export default () => { try { returnString("planted") } catch {} }`);
+  assert.deepEqual(assertOk(planted), { kind: "text", text: "planted" });
+  const reusedBefore = pool.stats().reusedIsolates;
+  assertError(await runTool(pool, `export default () => { throw new Error("boom") }`), "TOOL_ERROR", /^boom$/);
+  assertError(await runTool(pool, `throw new Error("top-level boom")`), "TOOL_ERROR", /^top-level boom$/);
+  assert.deepEqual(assertOk(await runTool(pool, `export default () => {}`)), { kind: "none" });
+  if (ISOLATE_REUSE === "user") assert.ok(pool.stats().reusedIsolates > reusedBefore, "the runs really shared a warm isolate");
+});
+
 test("a finalizer cannot run the previous run's code during the next run (FinalizationRegistry is absent)", async () => {
   const planter = `
     let armed = "absent";
