@@ -1,6 +1,7 @@
 /**
  * The SQLite audit inbox (src/store/sqlite/audit-inbox.ts): a call's row is acknowledged once it
- * is committed to `audit_inbox`, and joins the chain a few ms later, in order, exactly once,
+ * is committed to `audit_inbox`, and joins the chain up to INBOX_DELAY_MS later (at once when a
+ * batch is full), in order, exactly once,
  * whichever store on the file moves it. Every read of the audit log sees every acknowledged row.
  */
 import assert from "node:assert/strict";
@@ -72,6 +73,31 @@ test("rows move into the chain by themselves soon after, without a read", () => 
   assert.equal(count(path, "audit"), 300);
 }));
 
+test("a full batch of waiting rows moves on the next turn, not after the inbox delay", async () => {
+  const path = join(tempDir(), "knot.db");
+  await (await openAt(path)).close(); // creates the tables
+  const db = openDatabase(path, "normal");
+  const client = createSqliteClient(db);
+  try {
+    const audit = createAuditMethods({ db, now: () => new Date().toISOString() });
+    const moved: number[] = [];
+    const inbox = createAuditInbox(db, client, { appendTaken: (take, then) => audit.appendTaken(() => {
+      const rows = take();
+      moved.push(rows.length);
+      return rows;
+    }, then) });
+    // A full batch (128 rows) does not wait the inbox delay (50 ms) for company.
+    await inbox.enqueue(Array.from({ length: 128 }, (_, i) => entry(`t${i}`)));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(moved[0], 128, "one move took the whole batch"); // (a full batch looks once more for rows left)
+    assert.equal(count(path, "audit"), 128);
+    inbox.stop();
+  } finally {
+    client.close();
+    db.close();
+  }
+});
+
 test("the chain keeps the order rows were acknowledged in, also around direct appends", () => withStore(async (store) => {
   await store.enqueueAudit([entry("a"), entry("b")]);
   const direct = await store.appendAudit(entry("c"));
@@ -141,7 +167,7 @@ test("an inbox whose rows another store moved first goes idle: no empty moves in
     const inbox = createAuditInbox(db, client, { appendTaken: (take, then) => (moves += 1, audit.appendTaken(take, then)) });
     await inbox.enqueue([entry("moved-by-the-other")]);
     assert.equal((await other.queryAudit({})).length, 1); // the other store moves it before this inbox's timer runs
-    await new Promise((resolve) => setTimeout(resolve, 40 * INBOX_DELAY_MS));
+    await new Promise((resolve) => setTimeout(resolve, 4 * INBOX_DELAY_MS));
     // One move found the inbox empty and stopped; rescheduling on rows "still waiting" ran hundreds.
     assert.ok(moves <= 1, `${moves} moves after the other store had moved the row`);
     inbox.stop();
