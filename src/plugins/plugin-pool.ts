@@ -14,6 +14,7 @@ import type { Logger } from "../log.ts";
 import { currentContext, runWithContext, type AssistantContext, type PluginCaller } from "./call-context.ts";
 import type { PluginRegistry, HandlerFunction, LoadedPlugin } from "./registry.ts";
 import { createToolState, isToolReturn, type ToolState } from "./tool-state.ts";
+import { copyJson } from "../validation/json-copy.ts";
 
 
 export interface DispatchInput {
@@ -58,7 +59,7 @@ export function createPluginPool(registry: PluginRegistry, options: { deadlineMs
       // A handler `call()`ed by an MCP tool's handler still acts for that assistant.
       const assistant = input.assistant !== undefined ? input.assistant : (currentContext()?.assistant ?? null);
       const request = Object.freeze({
-        method: input.method, path, params: structuredClone(input.params),
+        method: input.method, path, params: copyJson(input.params),
         config: plugin.config, user: toUserData(input.principal),
         assistant: assistant === null ? null : Object.freeze({ ...assistant }),
       });

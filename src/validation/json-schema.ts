@@ -20,6 +20,7 @@ import { createHash } from "node:crypto";
 import { Ajv, type Options, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { KnotError } from "../errors.ts";
+import { copyJson } from "./json-copy.ts";
 
 // loopEnum / loopRequired: long `enum` and `required` lists compile to a loop instead of one
 // comparison per value; measured here, a 64 KiB schema of enums compiled ~6× slower unrolled.
@@ -96,7 +97,7 @@ export function validateArguments(schema: object, args: unknown, tool: string): 
     throw new KnotError("INVALID_ARGUMENT", `arguments of "${tool}" must be an object`);
   }
   const validate = validatorFor(schema, tool);
-  const copy = structuredClone(args) as Record<string, unknown>;
+  const copy = copyJson(args) as Record<string, unknown>;
   if (validate(copy)) return copy;
   const error = validate.errors?.[0];
   const at = argumentPath(error?.instancePath ?? "");
