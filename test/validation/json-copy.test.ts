@@ -40,3 +40,17 @@ test("what is not plain JSON is copied by structuredClone, with its answer and i
   for (let i = 0; i < 500; i++) deep = [deep];
   assert.deepEqual(copyJson(deep), deep);
 });
+
+test("attack: a __proto__ member in tool arguments never becomes the validated copy's prototype", async () => {
+  const { validateArguments } = await import("../../src/validation/json-schema.ts");
+  const schema = { type: "object", properties: { opts: { type: "object" } }, required: ["opts"] };
+  const args = JSON.parse('{"opts":{"__proto__":{"isAdmin":true},"a":1},"__proto__":{"isAdmin":true}}');
+  const copy = validateArguments(schema, args, "probe");
+  const opts = copy.opts as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(copy), Object.prototype);
+  assert.equal(Object.getPrototypeOf(opts), Object.prototype);
+  assert.equal(opts.isAdmin, undefined);
+  assert.equal((copy as { isAdmin?: unknown }).isAdmin, undefined);
+  assert.deepEqual(Object.keys(opts), ["__proto__", "a"]);
+  assert.equal(({} as { isAdmin?: unknown }).isAdmin, undefined, "Object.prototype is untouched");
+});
