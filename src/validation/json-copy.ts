@@ -2,9 +2,11 @@
  * A deep copy of a JSON value (what JSON.parse makes), for the per-call copies of tool arguments:
  * structuredClone costs a serialisation round trip, several µs even for `{ text: "hi" }`, and a
  * call made two. Anything that is not plain JSON data (a class instance, a Map, a function, a
- * value nested deeper than JSON_COPY_DEPTH) is left to structuredClone, which decides as before.
+ * value nested deeper than MAX_JSON_DEPTH, which outside values never are) is left to
+ * structuredClone, which decides as before.
  */
-const JSON_COPY_DEPTH = 128;
+import { MAX_JSON_DEPTH } from "./json-depth.ts";
+
 const NOT_PLAIN = Symbol("not plain JSON");
 
 export function copyJson<T>(value: T): T {
@@ -20,7 +22,7 @@ function copyPlain(value: unknown, depth: number): unknown {
   if (value === null) return null;
   const type = typeof value;
   if (type === "string" || type === "number" || type === "boolean" || type === "undefined") return value;
-  if (type !== "object" || depth >= JSON_COPY_DEPTH) throw NOT_PLAIN;
+  if (type !== "object" || depth >= MAX_JSON_DEPTH) throw NOT_PLAIN;
   const prototype = Object.getPrototypeOf(value);
   if (Array.isArray(value)) {
     if (prototype !== Array.prototype) throw NOT_PLAIN;

@@ -7,6 +7,18 @@ import type { Principal } from "../../src/identity/principal.ts";
 import { manifest, request, startApp, tempDir, writePlugin, type TestApp } from "../helpers/fixtures.ts";
 import { writeProbePlugin } from "../helpers/probe-plugin.ts";
 
+/** A plugin declaring one handler, `handler`, whose module is `source`. */
+function writeOneHandler(root: string, name: string, handler: string, source: string): void {
+  writePlugin(root, name, {
+    "main.js": manifest(`
+      [tool.knot]
+      version = "1.0.0"
+      [[tool.knot.handlers]]
+      handler = "${handler}"
+    `) + source,
+  });
+}
+
 function writeComposer(root: string): void {
   writePlugin(root, "base", {
     "main.js": manifest(`
@@ -15,34 +27,30 @@ function writeComposer(root: string): void {
     `) + `export const GREETING = "hello";\nexport function shout(w) { return w.toUpperCase(); }\n`,
     "libs/shapes.js": `export class Square { constructor(s) { this.s = s; } area() { return this.s * this.s; } }\n`,
   });
-  writePlugin(root, "composer", {
-    "main.js": manifest(`
-      [tool.knot]
-      version = "1.0.0"
-      [[tool.knot.handlers]]
-      handler = "compose"
-    `) + `
+  writeOneHandler(root, "composer", "compose", `
 import { GREETING, shout } from "plugin:base";
 import { Square } from "plugin:base/shapes";
 export function compose() {
   return { greeting: shout(GREETING), area: new Square(3).area() };
 }
-`,
-  });
-  writePlugin(root, "mutator", {
-    "main.js": manifest(`
-      [tool.knot]
-      version = "1.0.0"
-      [[tool.knot.handlers]]
-      handler = "mutate"
-    `) + `
+`);
+  writeOneHandler(root, "mutator", "mutate", `
 export function mutate(request) {
   let threw = false;
   try { request.config.added = "by an earlier call"; } catch { threw = true; }
   return { threw, added: request.config.added ?? null, frozen: Object.isFrozen(request.config) };
 }
-`,
-  });
+`);
+  writeOneHandler(root, "prototypes", "inspect", `
+export function inspect(request) {
+  const { params } = request;
+  return {
+    prototypes: [Object.getPrototypeOf(params) === Object.prototype, Object.getPrototypeOf(params.inner) === Object.prototype],
+    inherited: [params.isAdmin ?? null, params.inner.isAdmin ?? null, {}.isAdmin ?? null],
+    own: [Object.keys(params), Object.keys(params.inner)],
+  };
+}
+`);
   writePlugin(root, "intruder", {
     "main.js": manifest(`
       [tool.knot]
@@ -82,6 +90,13 @@ describe("the trusted plugin pool", () => {
     for (let call = 0; call < 2; call += 1) {
       assert.deepEqual(await t.app.pool.call(carol, "mutator", "mutate", {}, {}), { threw: true, added: null, frozen: true });
     }
+  });
+
+  it("attack: a __proto__ member in HTTP params (no schema check on this path) stays data in the handler's copy", async () => {
+    const body = '{"__proto__":{"isAdmin":true},"inner":{"__proto__":{"isAdmin":true}}}';
+    const reply = await request(`${t.url}/plugins/prototypes/inspect`, carolToken, { method: "POST", body });
+    assert.equal(reply.status, 200);
+    assert.deepEqual(reply.body, { prototypes: [true, true], inherited: [null, null, null], own: [["__proto__", "inner"], ["__proto__"]] });
   });
 
   it("importing a plugin that is not loaded fails that plugin at load", () => {
