@@ -8,6 +8,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { channel } from "node:diagnostics_channel";
 import { fileURLToPath } from "node:url";
 import type { HostToWorker, WorkerToHost } from "../ipc.ts";
+import { workerCompileCacheDir } from "./compile-cache.ts";
 import { guestBundle } from "./guest-bundle.ts";
 import type { PoolSettings } from "./options.ts";
 
@@ -15,6 +16,7 @@ const WORKER_MAIN = fileURLToPath(new URL("../worker/main.ts", import.meta.url))
 const START_TIMEOUT_MS = 20_000;
 const MISSED_BEATS = 3.5;
 const STDERR_TAIL_BYTES = 4_096;
+let compileCache: { dir: string | undefined } | undefined;
 
 /** Published when a worker exits: `{ pid, cause, detail, stderrTail }` (for the host log). */
 export const workerExitChannel = channel("knot:sandbox:worker-exit");
@@ -40,7 +42,13 @@ export interface WorkerEvents {
 export function spawnWorker(settings: PoolSettings, events: WorkerEvents): WorkerProcess {
   // A bare environment (no secrets). MALLOC_ARENA_MAX: each isolate's thread would otherwise get
   // its own glibc arena, and the worker's RSS climbed on fragmentation alone (issue 13).
-  const env: Record<string, string> = { MALLOC_ARENA_MAX: "2", ...(process.env.TZ !== undefined ? { TZ: process.env.TZ } : {}) };
+  // NODE_COMPILE_CACHE: a replacement worker loads its modules from V8's code cache (compile-cache.ts).
+  compileCache ??= { dir: workerCompileCacheDir() };
+  const env: Record<string, string> = {
+    MALLOC_ARENA_MAX: "2",
+    ...(compileCache.dir !== undefined ? { NODE_COMPILE_CACHE: compileCache.dir } : {}),
+    ...(process.env.TZ !== undefined ? { TZ: process.env.TZ } : {}),
+  };
   const isolates = { reuse: settings.isolateReuse, maxRuns: settings.isolateMaxRuns, idleMs: settings.isolateIdleMs, maxIdle: settings.isolateMaxIdle };
   const child: ChildProcess = fork(WORKER_MAIN, [String(settings.heartbeatMs), JSON.stringify(isolates), guestBundle()], {
     execPath: process.execPath,

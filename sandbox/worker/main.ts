@@ -5,6 +5,7 @@
  * that will not stop, a catastrophic V8 error, an uncaught exception) it reports `fatal` and the
  * pool kills and replaces it.
  */
+import { flushCompileCache } from "node:module";
 import type { RunEvent, RunJob } from "../protocol.ts";
 import { safeError } from "../errors.ts";
 import type { HostToWorker, WorkerToHost } from "../ipc.ts";
@@ -195,3 +196,5 @@ setInterval(() => {
 }, heartbeatMs);
 homes.warm(DEFAULT_RUN_LIMITS.heapMb);
 send({ t: "ready" });
+// The compile cache (when the pool gave us one) is written now, not at exit: a killed worker never exits.
+setImmediate(flushCompileCache);

@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { workerCompileCacheDir } from "../../sandbox/host/compile-cache.ts";
+import { assertOk, createTestPool, runTool } from "./harness.ts";
+
+const uid = process.getuid?.() ?? -1;
+const tempRoot = (): string => fs.mkdtempSync(path.join(os.tmpdir(), "knot-cc-"));
+
+test("the worker compile cache is a directory of ours with mode 0700, the same one every time", () => {
+  const root = tempRoot();
+  const dir = workerCompileCacheDir(root);
+  assert.equal(dir, path.join(root, `knot-tools-${uid}`, "worker-compile-cache"));
+  for (const made of [path.dirname(dir), dir]) {
+    const stats = fs.lstatSync(made);
+    assert.equal(stats.mode & 0o777, 0o700, made);
+    assert.equal(stats.uid, uid);
+  }
+  assert.equal(workerCompileCacheDir(root), dir);
+});
+
+test("attack: a cache directory planted as a symlink is not used (workers start without a cache)", () => {
+  const root = tempRoot();
+  const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), "knot-cc-planted-"));
+  fs.symlinkSync(elsewhere, path.join(root, `knot-tools-${uid}`));
+  assert.equal(workerCompileCacheDir(root), undefined);
+  const inner = tempRoot();
+  fs.mkdirSync(path.join(inner, `knot-tools-${uid}`), { mode: 0o700 });
+  fs.symlinkSync(elsewhere, path.join(inner, `knot-tools-${uid}`, "worker-compile-cache"));
+  assert.equal(workerCompileCacheDir(inner), undefined);
+});
+
+test("attack: a cache directory others may write to is not used", () => {
+  const root = tempRoot();
+  const owned = path.join(root, `knot-tools-${uid}`);
+  fs.mkdirSync(owned, { mode: 0o700 });
+  fs.chmodSync(owned, 0o777);
+  assert.equal(workerCompileCacheDir(root), undefined);
+  fs.chmodSync(owned, 0o700);
+  fs.mkdirSync(path.join(owned, "worker-compile-cache"));
+  fs.chmodSync(path.join(owned, "worker-compile-cache"), 0o775);
+  assert.equal(workerCompileCacheDir(root), undefined);
+});
+
+test("attack: a cache directory another user made is not used", { skip: uid !== 0 ? "needs root to make a directory another user owns" : false }, () => {
+  const root = tempRoot();
+  const owned = path.join(root, `knot-tools-${uid}`);
+  fs.mkdirSync(owned, { mode: 0o700 });
+  fs.chownSync(owned, 65_534, 65_534);
+  assert.equal(workerCompileCacheDir(root), undefined);
+});
+
+test("a file where the cache directory should be means no cache, not a crash", () => {
+  const root = tempRoot();
+  fs.writeFileSync(path.join(root, `knot-tools-${uid}`), "not a directory");
+  assert.equal(workerCompileCacheDir(root), undefined);
+});
+
+test("sandbox workers fill the compile cache, and a worker started from it still runs tools", async () => {
+  const dir = workerCompileCacheDir();
+  assert.ok(dir !== undefined, "the temp dir gives this process a private cache directory");
+  const cached = (): string[] => fs.readdirSync(dir).flatMap((version) => fs.readdirSync(path.join(dir, version)).map((file) => path.join(dir, version, file)));
+  // Emptied first (a worker starting meanwhile only compiles without it), so what is found was written now.
+  for (const file of cached()) fs.rmSync(file, { force: true });
+  for (let round = 0; round < 2; round++) {
+    const pool = createTestPool({ workers: 1, runsPerWorker: 1 });
+    try {
+      assert.deepEqual(assertOk(await runTool(pool, "export default () => 'ran'")), { kind: "text", text: "ran" });
+    } finally {
+      await pool.close();
+    }
+  }
+  assert.ok(cached().length > 0, "the worker wrote its compiled modules to the cache");
+});
