@@ -57,7 +57,8 @@ export interface RunHandle {
 export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
   const startedAt = Date.now();
   const { limits } = job;
-  const abort = new AbortController();
+  /** Made with the run's first knot:plugin call: aborting one costs a DOMException with a stack, every run. */
+  let calls: AbortController | undefined;
   const log = createRunLog(limits.logBytes, env.onEvent);
   const codedMessages = new Map<string, string>();
   let resolveVerdict!: (verdict: WorkerVerdict) => void;
@@ -108,7 +109,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     settled = true;
     clearTimeout(wallTimer);
     clearInterval(cpuTimer);
-    abort.abort();
+    calls?.abort();
     const printed = log.printed();
     // A knot:plugin call still open now is work left behind (aborting it settles it at once).
     leftCalls = callsPending;
@@ -228,13 +229,14 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     const id = `c${callSeq}`;
     const target = job.loopback;
     if (target === null) throw new Error("no loopback");
+    if (settled) throw new Error("the run has ended"); // its calls were aborted at settle
     callsPending += 1;
     env.beforeEffect();
     const remainingMs = Math.max(1, limits.wallMs - (Date.now() - startedAt));
     void performLoopbackCall(request, {
       target,
       requestId: job.requestId,
-      signal: abort.signal,
+      signal: (calls ??= new AbortController()).signal,
       // A grace past the run's own deadline: the wall clock ends the run (TOOL_TIMEOUT) and aborts
       // this request first, so a slow handler never surfaces as a coarse HTTP timeout instead.
       timeoutMs: remainingMs + 1_000,
