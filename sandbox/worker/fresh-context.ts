@@ -44,15 +44,15 @@ export function disposeIsolate(isolate: Isolate): void {
 }
 
 /**
- * A new context in `isolate` with the guest runtime evaluated; synchronous calls (our code, in an
- * isolate no run is using). Throws if the isolate fails.
+ * A new context in `isolate` with the guest runtime evaluated (and the `expected` knot:* modules
+ * made); synchronous calls (our code, in an isolate no run is using). Throws if the isolate fails.
  */
-export function prepareContext(isolate: Isolate, code: GuestCode): FreshContext {
+export function prepareContext(isolate: Isolate, code: GuestCode, expected?: ReadonlySet<string>): FreshContext {
   let bindings = detached;
   const context = isolate.createContextSync();
   try {
     installBindings(context, (kind, payload) => bindings.emit(kind, payload), (request) => bindings.call(request));
-    const guest = instantiateGuest(isolate, context, code);
+    const guest = instantiateGuest(isolate, context, code, expected);
     let begun = false;
     let released = false;
     return {

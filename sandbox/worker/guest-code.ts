@@ -4,7 +4,8 @@
  * it is compiled once with V8's code cache produced; each isolate compiles it once from that cache;
  * each context runs it (one script evaluation) and then gets the knot:* modules as small wrapper
  * modules that read the bundle's exports from a hand-off global, which is deleted before any user
- * code exists. All calls here are synchronous: our own code, in a context no run is using yet.
+ * module is evaluated. All calls here are synchronous: our own code, in a context where no user
+ * code has run.
  */
 import { safeError } from "../errors.ts";
 import { GLOBAL_NAMES } from "../guest/bindings.ts";
@@ -23,8 +24,12 @@ export interface GuestCode {
 }
 
 export interface GuestInstance {
-  /** The knot:* module (or the runner) instantiated in this context. */
+  /** The knot:* module (or the runner) instantiated in this context; made on first use while linking. */
   module(specifier: string): Module;
+  /** The modules the run's linking asked for (to expect them in the next context). */
+  readonly linked: ReadonlySet<string>;
+  /** Linking is done and user code is about to run: the hand-off global goes, and no module is made any more. */
+  seal(): void;
   /** The guest's begin(jobJson), deliver(id, payload) and takeFinished() (see guest/runtime.ts). */
   readonly begin: Reference;
   readonly deliver: Reference;
@@ -80,23 +85,35 @@ function scriptOf(isolate: Isolate, code: GuestCode): Script {
 }
 
 /**
- * Runs the guest bundle in `context` (its bindings already on the global) and makes the knot:*
- * modules; afterwards the hand-off global is gone. Throws if the isolate fails.
+ * Made with every context: the tool's own API and the runner, which every run links. The other
+ * knot:* modules (~26 µs each) are made ahead when the caller expects them (`expected`: what the
+ * last runs linked, see isolate-homes.ts), else when a tool's linking asks for one.
  */
-export function instantiateGuest(isolate: Isolate, context: Context, code: GuestCode): GuestInstance {
+const ALWAYS_MADE: ReadonlySet<string> = new Set(["knot:tool", RUN_TOOL_MODULE]);
+
+/**
+ * Runs the guest bundle in `context` (its bindings already on the global) and makes the knot:*
+ * modules every run needs. The hand-off global stays until `seal()`, which the runner calls once
+ * linking is done, before any user module is evaluated. Throws if the isolate fails.
+ */
+export function instantiateGuest(isolate: Isolate, context: Context, code: GuestCode, expected: ReadonlySet<string> = ALWAYS_MADE): GuestInstance {
   scriptOf(isolate, code).runSync(context);
   const modules = new Map<string, Module>();
   const handles: Array<{ release(): void }> = [];
+  const linked = new Set<string>();
+  let sealed = false;
+  const makeModule = (specifier: string, source: string): Module => {
+    const module = isolate.compileModuleSync(source, { filename: `knot:internal/${specifier.replace(/[^a-z]+/g, "-")}` });
+    handles.push(module);
+    module.instantiateSync(context, () => {
+      throw new Error("a guest wrapper imports nothing");
+    });
+    module.evaluateSync();
+    modules.set(specifier, module);
+    return module;
+  };
   try {
-    for (const [specifier, source] of code.wrappers) {
-      const module = isolate.compileModuleSync(source, { filename: `knot:internal/${specifier.replace(/[^a-z]+/g, "-")}` });
-      handles.push(module);
-      module.instantiateSync(context, () => {
-        throw new Error("a guest wrapper imports nothing");
-      });
-      module.evaluateSync();
-      modules.set(specifier, module);
-    }
+    for (const [specifier, source] of code.wrappers) if (ALWAYS_MADE.has(specifier) || expected.has(specifier)) makeModule(specifier, source);
     const handoff = context.global.getSync(GLOBAL_NAMES.handoff, { reference: true }) as Reference<Record<string, unknown>>;
     handles.push(handoff);
     const begin = handoff.getSync("begin", { reference: true }) as Reference;
@@ -105,12 +122,20 @@ export function instantiateGuest(isolate: Isolate, context: Context, code: Guest
     handles.push(deliver);
     const takeFinished = handoff.getSync("takeFinished", { reference: true }) as Reference;
     handles.push(takeFinished);
-    context.global.deleteSync(GLOBAL_NAMES.handoff);
     return {
       module(specifier) {
+        linked.add(specifier);
         const found = modules.get(specifier);
-        if (found === undefined) throw safeError("INTERNAL", `guest module ${specifier} is missing`);
-        return found;
+        if (found !== undefined) return found;
+        const source = code.wrappers.get(specifier);
+        if (source === undefined || sealed) throw safeError("INTERNAL", `guest module ${specifier} is missing`);
+        return makeModule(specifier, source);
+      },
+      linked,
+      seal() {
+        if (sealed) return;
+        sealed = true;
+        context.global.deleteSync(GLOBAL_NAMES.handoff);
       },
       begin,
       deliver,

@@ -6,7 +6,7 @@
  * two users, serves one run at a time, and is disposed after `maxRuns` runs, after any run the
  * runner does not call clean (a limit trip, pending work: see run.ts), after `idleMs`, and when
  * more than `maxIdle` isolates wait (the oldest goes). While an isolate waits it prepares its next
- * context, so a run starts with `begin()` only. With `"never"` every run gets a never-used isolate
+ * context (with the knot:* modules the user's last run linked), so a run starts with `begin()` only. With `"never"` every run gets a never-used isolate
  * (one spare per common memory size is prepared ahead) and it is disposed after that run.
  */
 import type { GuestCode } from "./guest-code.ts";
@@ -47,6 +47,8 @@ interface Home {
   readonly key: string;
   readonly isolate: Isolate;
   runs: number;
+  /** The knot:* modules this user's last run linked: made ahead in the next context. */
+  expected: ReadonlySet<string>;
   next: Promise<FreshContext> | undefined;
   idleTimer: NodeJS.Timeout | undefined;
 }
@@ -61,12 +63,14 @@ export function createIsolateHomes(code: GuestCode, settings: HomeSettings, onCa
   /** Leases of settled runs not released yet, by home key: resolved at release. */
   const returning = new Map<string, Set<Promise<void>>>();
   let closed = false;
-  const prepareContext = async (isolate: Isolate): Promise<FreshContext> => prepareSync(isolate, code);
+  /** Every knot:* module a run on this worker linked: made ahead in never-used isolates. */
+  const everLinked = new Set<string>();
+  const prepareContext = async (isolate: Isolate, expected: ReadonlySet<string>): Promise<FreshContext> => prepareSync(isolate, code, expected);
 
   async function prepareNew(memoryMb: number): Promise<FreshContext> {
     const isolate = newIsolate(memoryMb, onCatastrophicError);
     try {
-      return await prepareContext(isolate);
+      return await prepareContext(isolate, everLinked);
     } catch (error) {
       disposeIsolate(isolate);
       throw error;
@@ -125,7 +129,7 @@ export function createIsolateHomes(code: GuestCode, settings: HomeSettings, onCa
     // an isolate a run has taken meanwhile would wait for that run's code (and block the worker).
     setImmediate(() => {
       if (home.next !== undefined || home.isolate.isDisposed || closed || !isIdle(home)) return;
-      const next = prepareContext(home.isolate);
+      const next = prepareContext(home.isolate, home.expected);
       next.catch(() => undefined);
       home.next = next;
     });
@@ -149,6 +153,8 @@ export function createIsolateHomes(code: GuestCode, settings: HomeSettings, onCa
         if (released) return;
         released = true;
         home.runs += 1;
+        home.expected = fresh.guest.linked;
+        for (const specifier of fresh.guest.linked) everLinked.add(specifier);
         fresh.release();
         const keep = settings.reuse === "user" && clean && !closed && !home.isolate.isDisposed && home.runs < settings.maxRuns;
         if (keep) park(home);
@@ -175,7 +181,7 @@ export function createIsolateHomes(code: GuestCode, settings: HomeSettings, onCa
         const next = home.next;
         home.next = undefined;
         try {
-          const fresh = await (next ?? prepareContext(home.isolate));
+          const fresh = await (next ?? prepareContext(home.isolate, home.expected));
           return lease(home, fresh, true);
         } catch {
           retire(home); // the isolate failed: start over with a new one
@@ -183,7 +189,7 @@ export function createIsolateHomes(code: GuestCode, settings: HomeSettings, onCa
       }
     }
     const fresh = await takeSpare(memoryMb);
-    return lease({ key, isolate: fresh.isolate, runs: 0, next: undefined, idleTimer: undefined }, fresh, false);
+    return lease({ key, isolate: fresh.isolate, runs: 0, expected: everLinked, next: undefined, idleTimer: undefined }, fresh, false);
   }
 
   return {

@@ -291,6 +291,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     runModules.push(() => releaseAll([entry]));
     const internal = { "knot-internal:tool": toolModule, [RUN_TOOL_MODULE]: guest.module(RUN_TOOL_MODULE) };
     entry.instantiateSync(context, (specifier) => internal[specifier as keyof typeof internal]);
+    guest.seal();
     try {
       await track(entry.evaluate());
     } catch (error) {

@@ -57,6 +57,25 @@ before(async () => {
 });
 after(() => pool.close());
 
+test("the guest's hand-off global is gone even when a tool imports the knot:* modules made for it while linking", async () => {
+  // knot:identity and knot:plugin are made on first import (guest-code.ts), while linking; the
+  // hand-off global they read goes before any user module is evaluated. The tool's top level and
+  // its handler look for it.
+  const source = `import { call } from "knot:plugin";
+    import { user } from "knot:identity";
+    import { getString } from "knot:tool";
+    const seen = (label) => [label, "__knot_guest" in globalThis, Object.getOwnPropertyNames(globalThis).filter((n) => ["__knot_guest", "__knot_emit", "__knot_call"].includes(n))];
+    const atTop = seen("top");
+    export default () => ({ atTop, inHandler: seen("handler"), kinds: [typeof call, typeof user, typeof getString] });`;
+  for (let round = 0; round < 2; round++) {
+    assert.deepEqual(assertOk(await runTool(pool, source)), {
+      kind: "json",
+      value: { atTop: ["top", false, []], inHandler: ["handler", false, []], kinds: ["function", "function", "function"] },
+    });
+  }
+  await assertHostUnharmed(pool, marker);
+});
+
 test("the two host functions are gone from the guest global before user code runs", async () => {
   // The prelude captured and deleted them; the tool tries every way back to them it can name.
   const source = `export default () => {

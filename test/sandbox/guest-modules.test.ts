@@ -1,0 +1,75 @@
+// The knot:* wrapper modules of a context (sandbox/worker/guest-code.ts): knot:tool and the runner
+// are made with every context, the others ahead only when the last runs linked them, else while a
+// tool's linking asks. In this process (isolated-vm loaded here, as the worker does).
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+import { guestBundle } from "../../sandbox/host/guest-bundle.ts";
+import { loadGuestCode, RUN_TOOL_MODULE } from "../../sandbox/worker/guest-code.ts";
+import { prepareContext } from "../../sandbox/worker/fresh-context.ts";
+import { createIsolateHomes } from "../../sandbox/worker/isolate-homes.ts";
+import { createIsolate } from "../../sandbox/worker/ivm.ts";
+
+const code = loadGuestCode(guestBundle());
+const isolate = createIsolate({ memoryMb: 64, onCatastrophicError: () => undefined });
+after(() => isolate.dispose());
+
+/** safeError throws a plain { code, message }. */
+const isMissing = (specifier: string) => (error: unknown): boolean => {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === "INTERNAL" && message === `guest module ${specifier} is missing`;
+};
+const handoffPresent = (fresh: ReturnType<typeof prepareContext>): boolean => fresh.context.evalSync('"__knot_guest" in globalThis') === true;
+
+test("a context makes knot:tool and the runner; another knot:* module is made when linking asks, never after seal", () => {
+  const fresh = prepareContext(isolate, code);
+  try {
+    assert.equal(handoffPresent(fresh), true, "the hand-off stays while linking");
+    fresh.guest.module("knot:tool");
+    fresh.guest.module(RUN_TOOL_MODULE);
+    const plugin = fresh.guest.module("knot:plugin");
+    assert.equal(fresh.guest.module("knot:plugin"), plugin, "made once per context");
+    assert.deepEqual([...fresh.guest.linked].sort(), ["knot-internal:run-tool", "knot:plugin", "knot:tool"]);
+    fresh.guest.seal();
+    assert.equal(handoffPresent(fresh), false);
+    assert.throws(() => fresh.guest.module("knot:identity"), isMissing("knot:identity"));
+    assert.equal(fresh.guest.module("knot:plugin"), plugin);
+  } finally {
+    fresh.release();
+  }
+});
+
+test("a module the caller expects is made with the context, before any linking", () => {
+  const fresh = prepareContext(isolate, code, new Set(["knot:identity"]));
+  try {
+    fresh.guest.seal(); // nothing may be made now: only what was made ahead answers
+    fresh.guest.module("knot:identity");
+    fresh.guest.module("knot:tool");
+    assert.throws(() => fresh.guest.module("knot:plugin"), isMissing("knot:plugin"));
+  } finally {
+    fresh.release();
+  }
+});
+
+test("a user's next context is made with the modules their last run linked; a never-used isolate with those any run linked", async () => {
+  const homes = createIsolateHomes(code, { reuse: "user", maxRuns: 10, idleMs: 5_000, maxIdle: 4 }, () => undefined);
+  try {
+    const first = await homes.take("alice", 64);
+    first.fresh.guest.module("knot:identity");
+    first.release(true);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the parked isolate prepares its next context
+    const second = await homes.take("alice", 64);
+    assert.equal(second.reused, true);
+    second.fresh.guest.seal();
+    second.fresh.guest.module("knot:identity");
+    assert.throws(() => second.fresh.guest.module("knot:plugin"), isMissing("knot:plugin"));
+    second.release(true);
+    homes.warm(32); // a never-used isolate: what any run on this worker linked
+    const other = await homes.take("bob", 32);
+    assert.equal(other.reused, false);
+    other.fresh.guest.seal();
+    other.fresh.guest.module("knot:identity");
+    other.release(false);
+  } finally {
+    homes.close();
+  }
+});
