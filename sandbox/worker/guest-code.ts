@@ -86,8 +86,8 @@ function scriptOf(isolate: Isolate, code: GuestCode): Script {
 
 /**
  * Made with every context: the tool's own API and the runner, which every run links. The other
- * knot:* modules (~26 µs each) are made ahead when the caller expects them (`expected`: what the
- * last runs linked, see isolate-homes.ts), else when a tool's linking asks for one.
+ * knot:* modules (~26 µs each) are made ahead when the caller expects them (`expected`: what earlier
+ * runs linked, see isolate-homes.ts), else when a tool's linking asks for one.
  */
 const ALWAYS_MADE: ReadonlySet<string> = new Set(["knot:tool", RUN_TOOL_MODULE]);
 
@@ -124,12 +124,11 @@ export function instantiateGuest(isolate: Isolate, context: Context, code: Guest
     handles.push(takeFinished);
     return {
       module(specifier) {
-        linked.add(specifier);
-        const found = modules.get(specifier);
-        if (found !== undefined) return found;
         const source = code.wrappers.get(specifier);
-        if (source === undefined || sealed) throw safeError("INTERNAL", `guest module ${specifier} is missing`);
-        return makeModule(specifier, source);
+        const found = modules.get(specifier) ?? (source === undefined || sealed ? undefined : makeModule(specifier, source));
+        if (found === undefined) throw safeError("INTERNAL", `guest module ${specifier} is missing`);
+        linked.add(specifier);
+        return found;
       },
       linked,
       seal() {

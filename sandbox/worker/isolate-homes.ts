@@ -6,7 +6,7 @@
  * two users, serves one run at a time, and is disposed after `maxRuns` runs, after any run the
  * runner does not call clean (a limit trip, pending work: see run.ts), after `idleMs`, and when
  * more than `maxIdle` isolates wait (the oldest goes). While an isolate waits it prepares its next
- * context (with the knot:* modules the user's last run linked), so a run starts with `begin()` only. With `"never"` every run gets a never-used isolate
+ * context (with the knot:* modules its earlier runs linked), so a run starts with `begin()` only. With `"never"` every run gets a never-used isolate
  * (one spare per common memory size is prepared ahead) and it is disposed after that run.
  */
 import type { GuestCode } from "./guest-code.ts";
@@ -47,8 +47,8 @@ interface Home {
   readonly key: string;
   readonly isolate: Isolate;
   runs: number;
-  /** The knot:* modules this user's last run linked: made ahead in the next context. */
-  expected: ReadonlySet<string>;
+  /** The knot:* modules this isolate's runs have linked: made ahead in its next context. */
+  readonly expected: Set<string>;
   next: Promise<FreshContext> | undefined;
   idleTimer: NodeJS.Timeout | undefined;
 }
@@ -153,8 +153,10 @@ export function createIsolateHomes(code: GuestCode, settings: HomeSettings, onCa
         if (released) return;
         released = true;
         home.runs += 1;
-        home.expected = fresh.guest.linked;
-        for (const specifier of fresh.guest.linked) everLinked.add(specifier);
+        for (const specifier of fresh.guest.linked) {
+          home.expected.add(specifier);
+          everLinked.add(specifier);
+        }
         fresh.release();
         const keep = settings.reuse === "user" && clean && !closed && !home.isolate.isDisposed && home.runs < settings.maxRuns;
         if (keep) park(home);
@@ -189,7 +191,7 @@ export function createIsolateHomes(code: GuestCode, settings: HomeSettings, onCa
       }
     }
     const fresh = await takeSpare(memoryMb);
-    return lease({ key, isolate: fresh.isolate, runs: 0, expected: everLinked, next: undefined, idleTimer: undefined }, fresh, false);
+    return lease({ key, isolate: fresh.isolate, runs: 0, expected: new Set(), next: undefined, idleTimer: undefined }, fresh, false);
   }
 
   return {
