@@ -5,10 +5,11 @@
  * memory budget, or when the pool asks. Whatever ends it, `onExit` is called once with the cause.
  */
 import { fork, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import { channel } from "node:diagnostics_channel";
 import { fileURLToPath } from "node:url";
 import type { HostToWorker, WorkerToHost } from "../ipc.ts";
-import { workerCompileCacheDir } from "./compile-cache.ts";
+import { createSliceRecord, workerCompileCacheDir } from "./worker-files.ts";
 import { guestBundle } from "./guest-bundle.ts";
 import type { PoolSettings } from "./options.ts";
 
@@ -42,7 +43,7 @@ export interface WorkerEvents {
 export function spawnWorker(settings: PoolSettings, events: WorkerEvents): WorkerProcess {
   // A bare environment (no secrets). MALLOC_ARENA_MAX: each isolate's thread would otherwise get
   // its own glibc arena, and the worker's RSS climbed on fragmentation alone (issue 13).
-  // NODE_COMPILE_CACHE: a replacement worker loads its modules from V8's code cache (compile-cache.ts).
+  // NODE_COMPILE_CACHE: a replacement worker loads its modules from V8's code cache (worker-files.ts).
   compileCache ??= { dir: workerCompileCacheDir() };
   const env: Record<string, string> = {
     MALLOC_ARENA_MAX: "2",
@@ -50,7 +51,9 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
     ...(process.env.TZ !== undefined ? { TZ: process.env.TZ } : {}),
   };
   const isolates = { reuse: settings.isolateReuse, maxRuns: settings.isolateMaxRuns, idleMs: settings.isolateIdleMs, maxIdle: settings.isolateMaxIdle };
-  const child: ChildProcess = fork(WORKER_MAIN, [String(settings.heartbeatMs), JSON.stringify(isolates), guestBundle()], {
+  // Which run holds the worker's thread in a synchronous slice: read when the thread stops answering.
+  const sliceRecord = createSliceRecord();
+  const child: ChildProcess = fork(WORKER_MAIN, [String(settings.heartbeatMs), JSON.stringify(isolates), guestBundle(), sliceRecord ?? ""], {
     execPath: process.execPath,
     execArgv: [...settings.execArgv],
     env,
@@ -83,7 +86,7 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
   const watch = setInterval(() => {
     const now = Date.now();
     if (!ready && now - spawnedAt > START_TIMEOUT_MS) kill("start", "the worker did not start in time");
-    if (ready && now - lastBeatAt > settings.heartbeatMs * MISSED_BEATS) kill("heartbeat", "the worker missed its heartbeats");
+    if (ready && now - lastBeatAt > settings.heartbeatMs * MISSED_BEATS) kill("heartbeat", "the worker missed its heartbeats", runInSlice(sliceRecord));
   }, settings.heartbeatMs);
 
   child.on("message", (raw: unknown) => {
@@ -116,6 +119,7 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
     if (exited) return;
     exited = true;
     clearInterval(watch);
+    if (sliceRecord !== undefined) fs.rm(sliceRecord, { force: true }, () => undefined);
     const ending = killed ?? { cause: "crash" as const, detail: `the worker exited (${signal ?? `code ${code}`})` };
     if (workerExitChannel.hasSubscribers) {
       workerExitChannel.publish({ pid: child.pid, cause: ending.cause, detail: ending.detail, stderrTail });
@@ -137,4 +141,20 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
     },
     kill,
   };
+}
+
+/**
+ * The run whose synchronous slice holds the worker's thread, from the worker's slice record
+ * (sandbox/worker/sync-slice.ts): `in <runId>` while a slice runs, `out` after. A thread stuck
+ * there is that run's doing (an isolate stuck in a builtin that ignores termination).
+ */
+export function runInSlice(recordPath: string | undefined): string | undefined {
+  if (recordPath === undefined) return undefined;
+  try {
+    const text = fs.readFileSync(recordPath, "utf8");
+    const match = /^in ([^\n]+)\n/.exec(text);
+    return match?.[1];
+  } catch {
+    return undefined;
+  }
 }

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { workerCompileCacheDir } from "../../sandbox/host/compile-cache.ts";
+import { createSliceRecord, workerCompileCacheDir } from "../../sandbox/host/worker-files.ts";
 import { assertOk, createTestPool, runTool } from "./harness.ts";
 
 const uid = process.getuid?.() ?? -1;
@@ -73,4 +73,22 @@ test("sandbox workers fill the compile cache, and a worker started from it still
     }
   }
   assert.ok(cached().length > 0, "the worker wrote its compiled modules to the cache");
+});
+
+test("a worker's slice record is a new empty file of ours (0600) in the private directory, one per worker", () => {
+  const root = tempRoot();
+  const first = createSliceRecord(root);
+  const second = createSliceRecord(root);
+  assert.ok(first !== undefined && second !== undefined && first !== second);
+  assert.equal(path.dirname(first), path.join(root, `knot-tools-${uid}`));
+  const stats = fs.lstatSync(first);
+  assert.equal(stats.mode & 0o777, 0o600);
+  assert.equal(stats.size, 0);
+});
+
+test("attack: no slice record in a directory others may write to (the pool then gets no culprit from it, and workers make no slices)", () => {
+  const root = tempRoot();
+  fs.mkdirSync(path.join(root, `knot-tools-${uid}`), { mode: 0o700 });
+  fs.chmodSync(path.join(root, `knot-tools-${uid}`), 0o777);
+  assert.equal(createSliceRecord(root), undefined);
 });

@@ -1,0 +1,77 @@
+/**
+ * Why: an asynchronous isolated-vm call hops to the isolate's thread and back, two thread wakes
+ * that cost ~100 µs on this kind of machine, while the same evaluation made synchronously costs
+ * ~8 µs (issue 13). Most tools finish their first evaluation in well under a millisecond, so the
+ * runner first evaluates synchronously, on the worker's thread, for at most a short slice
+ * (isolated-vm's `timeout`, which covers the microtasks the evaluation queues). While the slice
+ * runs nothing leaves the worker (knot:plugin calls and events are held, see run.ts); a slice that
+ * times out is thrown away with its isolate and the run starts again from nothing, asynchronously,
+ * with the CPU the slice used charged to it. A tool that overran once is remembered (by user,
+ * name and source length; a wrong guess only costs speed) and runs asynchronously from then on.
+ *
+ * The timeout cannot stop code stuck in a builtin that ignores termination (`new
+ * Array(1e9).fill(0)`), and then the worker's own thread is stuck: it can no longer report the
+ * culprit. So each slice is written down first in the worker's slice record (a private file the
+ * pool made, see sandbox/host/worker-files.ts), and the pool, when the thread misses its
+ * heartbeats, reads who holds it there: only that run's user pays, as for an isolate stuck outside
+ * a slice. Without a record, runs are evaluated asynchronously only.
+ */
+import fs from "node:fs";
+import type { RunJob } from "../protocol.ts";
+
+/** The longest the worker's thread is given to one run's synchronous first evaluation. */
+export const SYNC_SLICE_MS = 10;
+const MAX_REMEMBERED = 1_000;
+/** isolated-vm's message for a `timeout`; a tool can throw the same text, hence the elapsed check too. */
+const TIMED_OUT = "Script execution timed out.";
+
+const overran = new Set<string>();
+const keyOf = (job: RunJob): string => `${job.user.id}\u0000${job.filename}\u0000${job.source.length}`;
+
+/** The slice this run's first evaluation gets (ms), or 0: evaluate asynchronously. */
+export function sliceFor(job: RunJob, elapsedMs: number): number {
+  const slice = Math.min(SYNC_SLICE_MS, job.limits.cpuMs, job.limits.wallMs - elapsedMs);
+  return slice >= 2 && !overran.has(keyOf(job)) ? Math.floor(slice) : 0;
+}
+
+/** Whether a synchronous evaluation that threw `error` after `elapsedMs` ran out of its slice. */
+export function ranOutOfSlice(error: unknown, elapsedMs: number, sliceMs: number): boolean {
+  return error instanceof Error && error.message === TIMED_OUT && elapsedMs >= sliceMs * 0.9;
+}
+
+export function rememberOverrun(job: RunJob): void {
+  if (overran.size >= MAX_REMEMBERED) overran.clear();
+  overran.add(keyOf(job));
+}
+
+export interface SliceRecord {
+  /** Written before a slice starts (the pool blames `runId` if the thread never comes back); false: no slice. */
+  enter(runId: string): boolean;
+  leave(): void;
+}
+
+/** The slice record at `path` (argv from the pool), or undefined when there is none to write. */
+export function openSliceRecord(path: string | undefined): SliceRecord | undefined {
+  if (path === undefined || path === "") return undefined;
+  let fd: number;
+  try {
+    fd = fs.openSync(path, "r+");
+  } catch {
+    return undefined;
+  }
+  let broken = false;
+  const write = (text: string): boolean => {
+    if (broken) return false;
+    try {
+      fs.writeSync(fd, text, 0, "utf8");
+      return true;
+    } catch {
+      broken = true; // no record: no more slices
+      return false;
+    }
+  };
+  return {
+    enter: (runId) => write(`in ${runId}\n`),
+    leave: () => void write("out\n"),
+  };
+}
