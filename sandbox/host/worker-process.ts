@@ -17,6 +17,8 @@ const WORKER_MAIN = fileURLToPath(new URL("../worker/main.ts", import.meta.url))
 const START_TIMEOUT_MS = 20_000;
 const MISSED_BEATS = 3.5;
 const STDERR_TAIL_BYTES = 4_096;
+/** A slice lasts 10 ms at most unless it is stuck; one open this long is (sandbox/worker/sync-slice.ts). */
+const STUCK_SLICE_MS = 500;
 let compileCache: { dir: string | undefined } | undefined;
 
 /** Published when a worker exits: `{ pid, cause, detail, stderrTail }` (for the host log). */
@@ -30,8 +32,13 @@ export interface WorkerProcess {
   send(message: HostToWorker): void;
   /** Asks the worker to exit on its own (the pool is closing); `onExit` then reports "close". */
   shutdown(): void;
-  /** `culpritRunId`: the run that made this necessary, when one did (its user alone pays). */
+  /**
+   * `culpritRunId`: the run that made this necessary, when one did (its user alone pays). A run
+   * stuck in a synchronous slice (sliceHolder) is the culprit of a heartbeat, deadline or cancel kill.
+   */
   kill(cause: KillCause, detail: string, culpritRunId?: string): void;
+  /** The run whose slice has held the worker's thread far longer than a slice lasts, if any. */
+  sliceHolder(): string | undefined;
 }
 
 export interface WorkerEvents {
@@ -77,16 +84,21 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
     if (!exited && child.connected) child.send(message, (error) => error && kill("crash", "the IPC channel failed"));
   }
 
+  const sliceHolder = (): string | undefined => runInSlice(sliceRecord, STUCK_SLICE_MS);
+
   function kill(cause: KillCause, detail: string, culpritRunId?: string): void {
     if (exited) return;
-    killed ??= { cause, detail, culpritRunId };
+    // A thread held this long by one run's slice is that run's doing: a deadline or a cancel that
+    // came due meanwhile (another run could not finish while the thread was held) blames it instead.
+    const holder = cause === "heartbeat" || cause === "deadline" || cause === "cancel" ? sliceHolder() : undefined;
+    killed ??= { cause, detail, culpritRunId: holder ?? culpritRunId };
     child.kill("SIGKILL");
   }
 
   const watch = setInterval(() => {
     const now = Date.now();
     if (!ready && now - spawnedAt > START_TIMEOUT_MS) kill("start", "the worker did not start in time");
-    if (ready && now - lastBeatAt > settings.heartbeatMs * MISSED_BEATS) kill("heartbeat", "the worker missed its heartbeats", runInSlice(sliceRecord));
+    if (ready && now - lastBeatAt > settings.heartbeatMs * MISSED_BEATS) kill("heartbeat", "the worker missed its heartbeats");
   }, settings.heartbeatMs);
 
   child.on("message", (raw: unknown) => {
@@ -135,6 +147,7 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
       return ready && !exited;
     },
     send,
+    sliceHolder,
     shutdown() {
       killed ??= { cause: "close", detail: "the pool was closed" };
       send({ t: "shutdown" });
@@ -144,16 +157,17 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
 }
 
 /**
- * The run whose synchronous slice holds the worker's thread, from the worker's slice record
- * (sandbox/worker/sync-slice.ts): `in <runId>` while a slice runs, `out` after. A thread stuck
- * there is that run's doing (an isolate stuck in a builtin that ignores termination).
+ * The run whose synchronous slice has held the worker's thread for at least `minAgeMs`, from the
+ * worker's slice record (sandbox/worker/sync-slice.ts): `in <startedAtMs> <runId>` while a slice
+ * runs, `out` after. A thread stuck there is that run's doing (an isolate stuck in a builtin that
+ * ignores termination).
  */
-export function runInSlice(recordPath: string | undefined): string | undefined {
+export function runInSlice(recordPath: string | undefined, minAgeMs: number, now: number = Date.now()): string | undefined {
   if (recordPath === undefined) return undefined;
   try {
-    const text = fs.readFileSync(recordPath, "utf8");
-    const match = /^in ([^\n]+)\n/.exec(text);
-    return match?.[1];
+    const match = /^in (\d+) ([^\n]+)\n/.exec(fs.readFileSync(recordPath, "utf8"));
+    if (match === null || now - Number(match[1]) < minAgeMs) return undefined;
+    return match[2];
   } catch {
     return undefined;
   }

@@ -12,9 +12,10 @@
  * The timeout cannot stop code stuck in a builtin that ignores termination (`new
  * Array(1e9).fill(0)`), and then the worker's own thread is stuck: it can no longer report the
  * culprit. So each slice is written down first in the worker's slice record (a private file the
- * pool made, see sandbox/host/worker-files.ts), and the pool, when the thread misses its
- * heartbeats, reads who holds it there: only that run's user pays, as for an isolate stuck outside
- * a slice. Without a record, runs are evaluated asynchronously only.
+ * pool made, see sandbox/host/worker-files.ts) with its start, and the pool, when the thread
+ * misses its heartbeats or another run's deadline comes due during a hold, reads who holds it
+ * there: only that run's user pays, as for an isolate stuck outside a slice. Without a record, runs
+ * are evaluated asynchronously only.
  */
 import fs from "node:fs";
 import type { RunJob } from "../protocol.ts";
@@ -71,7 +72,7 @@ export function openSliceRecord(path: string | undefined): SliceRecord | undefin
     }
   };
   return {
-    enter: (runId) => write(`in ${runId}\n`),
+    enter: (runId) => write(`in ${Date.now()} ${runId}\n`),
     leave: () => void write("out\n"),
   };
 }

@@ -9,13 +9,13 @@ import { after, before, test } from "node:test";
 import type { RunEvent, SandboxPool } from "../../sandbox/index.ts";
 import { runInSlice } from "../../sandbox/host/worker-process.ts";
 import { SYNC_SLICE_MS } from "../../sandbox/worker/sync-slice.ts";
-import { assertError, assertOk, createTestPool, runTool, startLoopbackServer, type LoopbackServer } from "./harness.ts";
+import { ATTACK_LIMITS, assertError, assertOk, createReadyPool, createTestPool, makeJob, runTool, startLoopbackServer, USER, type LoopbackServer } from "./harness.ts";
 
 let pool: SandboxPool;
 let server: LoopbackServer;
 before(async () => {
   pool = createTestPool({ workers: 1, runsPerWorker: 2 });
-  server = await startLoopbackServer(() => ({ body: { counted: true } }));
+  server = await startLoopbackServer((_plugin, fn) => (fn === "slow" ? { body: { slow: true }, delayMs: 300 } : { body: { counted: true } }));
 });
 after(async () => {
   await pool.close();
@@ -56,15 +56,44 @@ test("a tool that spins forever in its first evaluation still ends with CPU_LIMI
   assert.deepEqual(assertOk(await runTool(pool, "export default () => 'after'")), { kind: "text", text: "after" });
 });
 
-test("the pool reads the run holding a worker's thread from its slice record, and only an open slice names one", () => {
+test("the pool reads the run holding a worker's thread from its slice record: only a slice open long enough names one", () => {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "knot-slice-")), "record");
-  assert.equal(runInSlice(file), undefined, "no record file");
-  assert.equal(runInSlice(undefined), undefined);
-  fs.writeFileSync(file, "in run-42\n");
-  assert.equal(runInSlice(file), "run-42");
-  // A slice ends by writing over the start of the record: what is left of a longer id names nobody.
-  fs.writeFileSync(file, "out\nun-42\n");
-  assert.equal(runInSlice(file), undefined);
-  fs.writeFileSync(file, "in run-43"); // cut short (no newline): nobody
-  assert.equal(runInSlice(file), undefined);
+  const now = 1_000_000;
+  assert.equal(runInSlice(file, 0, now), undefined, "no record file");
+  assert.equal(runInSlice(undefined, 0, now), undefined);
+  fs.writeFileSync(file, `in ${now - 600} run-42\n`);
+  assert.equal(runInSlice(file, 500, now), "run-42");
+  assert.equal(runInSlice(file, 700, now), undefined, "a slice not open that long is not stuck");
+  // A slice ends by writing over the start of the record: what is left of a longer line names nobody.
+  fs.writeFileSync(file, `out\n${now - 600} run-42\n`);
+  assert.equal(runInSlice(file, 0, now), undefined);
+  fs.writeFileSync(file, `in ${now - 600} run-43`); // cut short (no newline): nobody
+  assert.equal(runInSlice(file, 0, now), undefined);
+});
+
+test("attack: a slice stuck in a builtin holds the worker's thread, so another user's run misses its deadline; the blame is the stuck run's, and the other run is re-queued and completes", async () => {
+  // Heartbeats far apart, so the other run's deadline (wall + grace) comes due first.
+  const slow = await createReadyPool({ workers: 1, runsPerWorker: 2, heartbeatMs: 2_000, deadlineGraceMs: 300 });
+  try {
+    const bob = { ...USER, id: "bob", name: "bob" };
+    const mallory = { ...USER, id: "mallory", name: "mallory" };
+    const bobRun = slow.run(
+      makeJob(`import { call } from "knot:plugin"; export default async () => ({ answer: await call("metrics", "slow", {}) });`, {
+        user: bob,
+        loopback: server.target,
+        limits: { ...ATTACK_LIMITS, wallMs: 1_000 },
+      }),
+      { resolveModule: () => null },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100)); // bob's call is out, its answer 300 ms away
+    const restarts = slow.stats().restarts;
+    const stuck = await slow.run(makeJob("export default () => new Array(1e9).fill(0).length", { user: mallory, limits: { ...ATTACK_LIMITS, heapMb: 32, wallMs: 5_000 } }), {
+      resolveModule: () => null,
+    });
+    assert.equal(stuck.ok, false);
+    assert.ok(slow.stats().restarts > restarts, "the stuck slice cost its worker");
+    assert.deepEqual(assertOk(await bobRun), { kind: "json", value: { answer: { slow: true } } });
+  } finally {
+    await slow.close();
+  }
 });
