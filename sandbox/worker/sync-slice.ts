@@ -6,8 +6,9 @@
  * (isolated-vm's `timeout`, which covers the microtasks the evaluation queues). While the slice
  * runs nothing leaves the worker (knot:plugin calls and events are held, see run.ts); a slice that
  * times out is thrown away with its isolate and the run starts again from nothing, asynchronously,
- * with the CPU the slice used charged to it. A tool that overran once is remembered (by user,
- * name and source length; a wrong guess only costs speed) and runs asynchronously from then on.
+ * with the CPU the slice used charged to it. A user whose run overran gets no slice for their next
+ * ASYNC_AFTER_OVERRUN runs, whatever the tool: a flood of runs each made to outlast its slice
+ * (varying the source to look new) holds the worker's thread once, not once per run.
  *
  * The timeout cannot stop code stuck in a builtin that ignores termination (`new
  * Array(1e9).fill(0)`), and then the worker's own thread is stuck: it can no longer report the
@@ -22,17 +23,24 @@ import type { RunJob } from "../protocol.ts";
 
 /** The longest the worker's thread is given to one run's synchronous first evaluation. */
 export const SYNC_SLICE_MS = 10;
+const ASYNC_AFTER_OVERRUN = 100;
 const MAX_REMEMBERED = 1_000;
 /** isolated-vm's message for a `timeout`; a tool can throw the same text, hence the elapsed check too. */
 const TIMED_OUT = "Script execution timed out.";
 
-const overran = new Set<string>();
-const keyOf = (job: RunJob): string => `${job.user.id}\u0000${job.filename}\u0000${job.source.length}`;
+/** User id → how many more of their runs are evaluated asynchronously. */
+const asyncRunsLeft = new Map<string, number>();
 
 /** The slice this run's first evaluation gets (ms), or 0: evaluate asynchronously. */
 export function sliceFor(job: RunJob, elapsedMs: number): number {
+  const left = asyncRunsLeft.get(job.user.id);
+  if (left !== undefined) {
+    if (left <= 1) asyncRunsLeft.delete(job.user.id);
+    else asyncRunsLeft.set(job.user.id, left - 1);
+    return 0;
+  }
   const slice = Math.min(SYNC_SLICE_MS, job.limits.cpuMs, job.limits.wallMs - elapsedMs);
-  return slice >= 2 && !overran.has(keyOf(job)) ? Math.floor(slice) : 0;
+  return slice >= 2 ? Math.floor(slice) : 0;
 }
 
 /** Whether a synchronous evaluation that threw `error` after `elapsedMs` ran out of its slice. */
@@ -41,8 +49,8 @@ export function ranOutOfSlice(error: unknown, elapsedMs: number, sliceMs: number
 }
 
 export function rememberOverrun(job: RunJob): void {
-  if (overran.size >= MAX_REMEMBERED) overran.clear();
-  overran.add(keyOf(job));
+  if (asyncRunsLeft.size >= MAX_REMEMBERED) asyncRunsLeft.clear();
+  asyncRunsLeft.set(job.user.id, ASYNC_AFTER_OVERRUN);
 }
 
 export interface SliceRecord {

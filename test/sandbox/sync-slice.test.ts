@@ -8,7 +8,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import type { RunEvent, SandboxPool } from "../../sandbox/index.ts";
 import { runInSlice } from "../../sandbox/host/worker-process.ts";
-import { SYNC_SLICE_MS } from "../../sandbox/worker/sync-slice.ts";
+import { rememberOverrun, sliceFor, SYNC_SLICE_MS } from "../../sandbox/worker/sync-slice.ts";
 import { ATTACK_LIMITS, assertError, assertOk, createReadyPool, createTestPool, makeJob, runTool, startLoopbackServer, USER, type LoopbackServer } from "./harness.ts";
 
 let pool: SandboxPool;
@@ -22,15 +22,18 @@ after(async () => {
   await server.close();
 });
 
+/** A user of its own per test: after an overrun a user gets no slice for a while (sync-slice.ts). */
+const userNamed = (id: string) => ({ ...USER, id, name: id });
 /** Top-level work that outlasts the slice several times over. */
 const LONG = `{ const end = Date.now() + ${SYNC_SLICE_MS * 6}; while (Date.now() < end) {} }`;
 
 test("a tool whose first evaluation outlasts the slice still answers once, and its log lines come once, in order", async () => {
   for (let round = 0; round < 2; round++) {
+    const user = userNamed(`logger-${round}`);
     const lines: string[] = [];
     const source = `console.log("before ${round}"); ${LONG} console.log("after ${round}"); export default () => "done ${round}";`;
     const onEvent = (event: RunEvent) => void (event.type === "log" && lines.push(event.message));
-    const outcome = await runTool(pool, source, { hooks: { onEvent } });
+    const outcome = await runTool(pool, source, { user, hooks: { onEvent } });
     assert.deepEqual(assertOk(outcome), { kind: "text", text: `done ${round}` });
     assert.deepEqual(lines, [`before ${round}`, `after ${round}`]);
     assert.deepEqual(outcome.log.map((line) => line.message), [`before ${round}`, `after ${round}`]);
@@ -43,14 +46,14 @@ test("a knot:plugin call started before the slice ran out is made exactly once",
     const pending = call("metrics", "count", {});
     ${LONG}
     export default async () => ({ answer: await pending });`;
-  const outcome = await runTool(pool, source, { loopback: server.target });
+  const outcome = await runTool(pool, source, { user: userNamed("caller"), loopback: server.target });
   assert.deepEqual(assertOk(outcome), { kind: "json", value: { answer: { counted: true } } });
   assert.equal(server.calls.length - before, 1, "one HTTP request for one call");
 });
 
 test("a tool that spins forever in its first evaluation still ends with CPU_LIMIT, and the worker stays", async () => {
   const restarts = pool.stats().restarts;
-  const outcome = await runTool(pool, "while (true) {} export default () => 1;", { limits: { cpuMs: 150, wallMs: 2_000 } });
+  const outcome = await runTool(pool, "while (true) {} export default () => 1;", { user: userNamed("spinner"), limits: { cpuMs: 150, wallMs: 2_000 } });
   assertError(outcome, "CPU_LIMIT");
   assert.equal(pool.stats().restarts, restarts);
   assert.deepEqual(assertOk(await runTool(pool, "export default () => 'after'")), { kind: "text", text: "after" });
@@ -96,4 +99,15 @@ test("attack: a slice stuck in a builtin holds the worker's thread, so another u
   } finally {
     await slow.close();
   }
+});
+
+test("attack: a user whose run outlasted its slice gets none for a while, whatever the tool (a flood of new-looking slow tools holds the worker's thread once)", () => {
+  const job = (user: string, source: string) => makeJob(source, { user: { ...USER, id: user, name: user } });
+  assert.equal(sliceFor(job("flooder", "a"), 0), SYNC_SLICE_MS);
+  rememberOverrun(job("flooder", "a"));
+  for (let run = 0; run < 100; run++) assert.equal(sliceFor(job("flooder", `v${run}`), 0), 0, `run ${run}`);
+  assert.equal(sliceFor(job("flooder", "b"), 0), SYNC_SLICE_MS, "after 100 runs the user gets slices again");
+  assert.equal(sliceFor(job("neighbour", "a"), 0), SYNC_SLICE_MS, "another user keeps theirs");
+  assert.equal(sliceFor(makeJob("x", { limits: { cpuMs: 4 } }), 0), 4, "never longer than the CPU budget");
+  assert.equal(sliceFor(makeJob("x", { limits: { wallMs: 1_000 } }), 999), 0, "nor the wall time left");
 });
