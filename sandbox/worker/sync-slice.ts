@@ -16,7 +16,7 @@
  * pool made, see sandbox/host/worker-files.ts) with its start, and the pool, when the thread
  * misses its heartbeats or another run's deadline comes due during a hold, reads who holds it
  * there: only that run's user pays, as for an isolate stuck outside a slice. Without a record, runs
- * are evaluated asynchronously only.
+ * are evaluated asynchronously only; so are all runs with isolate_reuse "never" (see main.ts).
  */
 import fs from "node:fs";
 import type { RunJob } from "../protocol.ts";
