@@ -154,12 +154,6 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       ticket.addTimer(
         setTimeout(() => {
           if (ticket.done) return;
-          // Another run stuck in its slice held the worker's thread, so this one could not finish:
-          // the kill blames that run, and this one is re-queued with the other innocent runs.
-          const holder = slot.process.sliceHolder();
-          if (holder !== undefined && holder !== ticket.job.runId) {
-            return slot.process.kill("deadline", `run ${holder} held the worker's thread past run ${ticket.job.runId}'s deadline`, holder);
-          }
           ticket.fail("TOOL_TIMEOUT", `the tool did not finish within ${ticket.job.limits.wallMs} ms (its worker was stopped)`);
           slot.process.kill("deadline", `run ${ticket.job.runId} could not be stopped by its deadline`, ticket.job.runId);
         }, deadline),

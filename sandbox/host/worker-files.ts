@@ -1,22 +1,19 @@
 /**
- * Why: two files a sandbox worker uses live outside its memory, so they live only in a directory
- * this process owns and nobody else may write: `<tmp>/knot-tools-<uid>`, created with mode 0700, or
- * an existing one that is ours, not a symlink, and not writable by group or others. Anything else
- * and the worker goes without them (slower, never unsafe).
- *   - The module compile cache (`NODE_COMPILE_CACHE`): a worker starts by loading its own modules
- *     (type-stripped TypeScript, undici, acorn) with no Node snapshot (isolated-vm needs
- *     `--no-node-snapshot`), ~0.4 s of CPU, and workers are replaced on recycling and after every
- *     kill; the cache halves that. It holds V8 code a worker loads without question.
- *   - The slice record (see sandbox/worker/sync-slice.ts): which run has the worker's thread, read
- *     by the host when that thread stops answering.
+ * Why: a sandbox worker starts by loading its own modules (type-stripped TypeScript, undici,
+ * acorn) with no Node snapshot (isolated-vm needs `--no-node-snapshot`), ~0.4 s of CPU each time,
+ * and workers are replaced on recycling and after every kill. Node's module compile cache
+ * (`NODE_COMPILE_CACHE`) halves that. The cache holds V8 code that a worker loads without
+ * question, so it lives only in a directory this process owns and nobody else may write:
+ * `<tmp>/knot-tools-<uid>/worker-compile-cache`, each level created with mode 0700, or existing
+ * ones that are ours, not symlinks, and not writable by group or others. Anything else and workers
+ * start without a cache (slower, never unsafe).
  */
-import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
 /** `<root>/knot-tools-<uid>` when it is (or can be made) private to us; else undefined. */
-export function privateWorkerDir(root: string = os.tmpdir()): string | undefined {
+function privateWorkerDir(root: string = os.tmpdir()): string | undefined {
   const uid = process.getuid?.();
   if (uid === undefined) return undefined;
   const dir = path.join(root, `knot-tools-${uid}`);
@@ -30,19 +27,6 @@ export function workerCompileCacheDir(root: string = os.tmpdir()): string | unde
   if (owned === undefined || uid === undefined) return undefined;
   const dir = path.join(owned, "worker-compile-cache");
   return ensurePrivateDir(dir, uid) ? dir : undefined;
-}
-
-/** A new, empty slice record file (mode 0600) for one worker, or undefined. */
-export function createSliceRecord(root: string = os.tmpdir()): string | undefined {
-  const owned = privateWorkerDir(root);
-  if (owned === undefined) return undefined;
-  const file = path.join(owned, `slice-${randomUUID()}`);
-  try {
-    fs.closeSync(fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, 0o600));
-    return file;
-  } catch {
-    return undefined;
-  }
 }
 
 function ensurePrivateDir(dir: string, uid: number): boolean {

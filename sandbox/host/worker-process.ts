@@ -5,11 +5,10 @@
  * memory budget, or when the pool asks. Whatever ends it, `onExit` is called once with the cause.
  */
 import { fork, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
 import { channel } from "node:diagnostics_channel";
 import { fileURLToPath } from "node:url";
 import type { HostToWorker, WorkerToHost } from "../ipc.ts";
-import { createSliceRecord, workerCompileCacheDir } from "./worker-files.ts";
+import { workerCompileCacheDir } from "./worker-files.ts";
 import { guestBundle } from "./guest-bundle.ts";
 import type { PoolSettings } from "./options.ts";
 
@@ -17,9 +16,6 @@ const WORKER_MAIN = fileURLToPath(new URL("../worker/main.ts", import.meta.url))
 const START_TIMEOUT_MS = 20_000;
 const MISSED_BEATS = 3.5;
 const STDERR_TAIL_BYTES = 4_096;
-/** A slice lasts 10 ms at most unless it is stuck; one open this long is (sandbox/worker/sync-slice.ts). */
-const STUCK_SLICE_MS = 500;
-let compileCache: { dir: string | undefined } | undefined;
 
 /** Published when a worker exits: `{ pid, cause, detail, stderrTail }` (for the host log). */
 export const workerExitChannel = channel("knot:sandbox:worker-exit");
@@ -32,13 +28,8 @@ export interface WorkerProcess {
   send(message: HostToWorker): void;
   /** Asks the worker to exit on its own (the pool is closing); `onExit` then reports "close". */
   shutdown(): void;
-  /**
-   * `culpritRunId`: the run that made this necessary, when one did (its user alone pays). A run
-   * stuck in a synchronous slice (sliceHolder) is the culprit of a heartbeat, deadline or cancel kill.
-   */
+  /** `culpritRunId`: the run that made this necessary, when one did (its user alone pays). */
   kill(cause: KillCause, detail: string, culpritRunId?: string): void;
-  /** The run whose slice has held the worker's thread far longer than a slice lasts, if any. */
-  sliceHolder(): string | undefined;
 }
 
 export interface WorkerEvents {
@@ -51,16 +42,15 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
   // A bare environment (no secrets). MALLOC_ARENA_MAX: each isolate's thread would otherwise get
   // its own glibc arena, and the worker's RSS climbed on fragmentation alone (issue 13).
   // NODE_COMPILE_CACHE: a replacement worker loads its modules from V8's code cache (worker-files.ts).
-  compileCache ??= { dir: workerCompileCacheDir() };
+  // Checked at every start (~20 µs): a directory removed meanwhile and planted by someone else is refused.
+  const compileCacheDir = workerCompileCacheDir();
   const env: Record<string, string> = {
     MALLOC_ARENA_MAX: "2",
-    ...(compileCache.dir !== undefined ? { NODE_COMPILE_CACHE: compileCache.dir } : {}),
+    ...(compileCacheDir !== undefined ? { NODE_COMPILE_CACHE: compileCacheDir } : {}),
     ...(process.env.TZ !== undefined ? { TZ: process.env.TZ } : {}),
   };
   const isolates = { reuse: settings.isolateReuse, maxRuns: settings.isolateMaxRuns, idleMs: settings.isolateIdleMs, maxIdle: settings.isolateMaxIdle };
-  // Which run holds the worker's thread in a synchronous slice: read when the thread stops answering.
-  const sliceRecord = createSliceRecord();
-  const child: ChildProcess = fork(WORKER_MAIN, [String(settings.heartbeatMs), JSON.stringify(isolates), guestBundle(), sliceRecord ?? ""], {
+  const child: ChildProcess = fork(WORKER_MAIN, [String(settings.heartbeatMs), JSON.stringify(isolates), guestBundle()], {
     execPath: process.execPath,
     execArgv: [...settings.execArgv],
     env,
@@ -84,14 +74,9 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
     if (!exited && child.connected) child.send(message, (error) => error && kill("crash", "the IPC channel failed"));
   }
 
-  const sliceHolder = (): string | undefined => runInSlice(sliceRecord, STUCK_SLICE_MS);
-
   function kill(cause: KillCause, detail: string, culpritRunId?: string): void {
     if (exited) return;
-    // A thread held this long by one run's slice is that run's doing: a deadline or a cancel that
-    // came due meanwhile (another run could not finish while the thread was held) blames it instead.
-    const holder = cause === "heartbeat" || cause === "deadline" || cause === "cancel" ? sliceHolder() : undefined;
-    killed ??= { cause, detail, culpritRunId: holder ?? culpritRunId };
+    killed ??= { cause, detail, culpritRunId };
     child.kill("SIGKILL");
   }
 
@@ -131,7 +116,6 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
     if (exited) return;
     exited = true;
     clearInterval(watch);
-    if (sliceRecord !== undefined) fs.rm(sliceRecord, { force: true }, () => undefined);
     const ending = killed ?? { cause: "crash" as const, detail: `the worker exited (${signal ?? `code ${code}`})` };
     if (workerExitChannel.hasSubscribers) {
       workerExitChannel.publish({ pid: child.pid, cause: ending.cause, detail: ending.detail, stderrTail });
@@ -147,28 +131,10 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
       return ready && !exited;
     },
     send,
-    sliceHolder,
     shutdown() {
       killed ??= { cause: "close", detail: "the pool was closed" };
       send({ t: "shutdown" });
     },
     kill,
   };
-}
-
-/**
- * The run whose synchronous slice has held the worker's thread for at least `minAgeMs`, from the
- * worker's slice record (sandbox/worker/sync-slice.ts): `in <startedAtMs> <runId>` while a slice
- * runs, `out` after. A thread stuck there is that run's doing (an isolate stuck in a builtin that
- * ignores termination).
- */
-export function runInSlice(recordPath: string | undefined, minAgeMs: number, now: number = Date.now()): string | undefined {
-  if (recordPath === undefined) return undefined;
-  try {
-    const match = /^in (\d+) ([^\n]+)\n/.exec(fs.readFileSync(recordPath, "utf8"));
-    if (match === null || now - Number(match[1]) < minAgeMs) return undefined;
-    return match[2];
-  } catch {
-    return undefined;
-  }
 }

@@ -13,12 +13,11 @@ import { closeHttp } from "./http-client.ts";
 import { createIsolateHomes, type HomeSettings } from "./isolate-homes.ts";
 import { loadGuestCode } from "./guest-code.ts";
 import { startRun, type RunHandle } from "./run.ts";
-import { openSliceRecord } from "./sync-slice.ts";
 import { DEFAULT_RUN_LIMITS, isModuleSet, isRunEntry, isSinkEvent } from "../protocol.ts";
 
 // argv (set by sandbox/host/worker-process.ts): [2] heartbeat in ms; [3] JSON isolate settings
 // { reuse: "user" | "never", maxRuns, idleMs, maxIdle } (see isolate-homes.ts); [4] the guest
-// bundle (sandbox/host/guest-bundle.ts); [5] the slice record's path, or "" (sandbox/worker/sync-slice.ts).
+// bundle (sandbox/host/guest-bundle.ts).
 const heartbeatMs = Math.max(50, Number(process.argv[2] ?? 1_000) || 1_000);
 const runs = new Map<string, RunHandle>();
 /** Settled runs whose isolate has not stopped yet: the first to blame for memory growth. */
@@ -45,9 +44,6 @@ process.on("SIGINT", () => {});
 
 const guestCode = loadGuestCode(process.argv[4] ?? "");
 const homeSettings = parseHomeSettings(process.argv[3]);
-// Slices only with kept isolates: in "never" mode (one isolate per run, chosen for isolation over
-// speed) they made knot:plugin runs slower (p50 +0.4–0.7 ms) and the worker's thread is never lent.
-const sliceRecord = homeSettings.reuse === "user" ? openSliceRecord(process.argv[5]) : undefined;
 const homes = createIsolateHomes(guestCode, homeSettings, (message) => fatal(`catastrophic isolate error: ${message}`));
 
 function parseHomeSettings(text: string | undefined): HomeSettings {
@@ -126,7 +122,6 @@ function onRun(job: unknown): void {
     onEvent: (event) => batch.push(event) === 1 && setImmediate(flushEvents),
     beforeEffect: acknowledge,
     onStuck: (reason) => fatal(reason, runId),
-    sliceRecord,
   });
   runs.set(runId, handle);
   // The verdict goes out at once; a clean isolate is parked right after, and the user's next run

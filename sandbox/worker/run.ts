@@ -1,9 +1,8 @@
 /**
  * Why: one run = one fresh context (in a never-used isolate, or in an isolate that served only
  * this user's earlier runs: see isolate-homes.ts). This file owns the run's lifecycle: it takes
- * the context, links and evaluates the user module through the linker (first synchronously within
- * a short slice, see sync-slice.ts; a run that outlasts it starts again asynchronously), enforces
- * the CPU budget (isolate.cpuTime, polled) and the wall deadline, and settles the run exactly once. After
+ * the context, links and evaluates the user module through the linker, enforces the CPU budget
+ * (isolate.cpuTime, polled) and the wall deadline, and settles the run exactly once. After
  * settling, the run is *clean* only if it ended normally (a result or an ordinary tool error, no
  * limit tripped), no knot:plugin call is pending and every isolate task has come back: then the
  * context is released and the isolate may serve the user's next run. Anything else disposes the
@@ -18,12 +17,11 @@ import type { FreshContext } from "./fresh-context.ts";
 import type { ContextLease } from "./isolate-homes.ts";
 import { EMIT_KINDS } from "../guest/bindings.ts";
 import { createGuestBindings } from "./guest-bindings.ts";
-import type { Isolate, Module } from "./ivm.ts";
+import type { Isolate } from "./ivm.ts";
 import { releaseAll, RUN_TOOL_MODULE } from "./guest-code.ts";
 import { createLinker, missingExportError } from "./linker.ts";
 import { performLoopbackCall, type LoopbackRequest } from "./loopback.ts";
 import { clipUtf8, createRunLog } from "./run-log.ts";
-import { ranOutOfSlice, rememberOverrun, sliceFor, type SliceRecord } from "./sync-slice.ts";
 import { classifyThrown } from "./thrown.ts";
 
 const STUCK_AFTER_MS = 1_000;
@@ -41,8 +39,6 @@ export interface RunEnvironment {
   beforeEffect(): void;
   /** An isolate could not be stopped: the worker process must be replaced. */
   onStuck(reason: string): void;
-  /** Where a synchronous first evaluation is written down (sync-slice.ts); absent: none is made. */
-  readonly sliceRecord?: SliceRecord | undefined;
 }
 
 export interface RunHandle {
@@ -63,12 +59,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
   const { limits } = job;
   /** Made with the run's first knot:plugin call: aborting one costs a DOMException with a stack, every run. */
   let calls: AbortController | undefined;
-  /** Set while the synchronous first evaluation runs: its events wait here (sync-slice.ts). */
-  let heldEvents: RunEvent[] | undefined;
-  /** knot:plugin calls the guest made during that slice: started when it ends, dropped if it overran. */
-  let heldCalls: Array<() => void> = [];
-  const onEvent = (event: RunEvent): void => void (heldEvents !== undefined ? heldEvents.push(event) : env.onEvent(event));
-  let log = createRunLog(limits.logBytes, onEvent);
+  const log = createRunLog(limits.logBytes, env.onEvent);
   const codedMessages = new Map<string, string>();
   let resolveVerdict!: (verdict: WorkerVerdict) => void;
   const verdict = new Promise<WorkerVerdict>((resolve) => (resolveVerdict = resolve));
@@ -84,8 +75,6 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
   let finalVerdict: WorkerVerdict | undefined;
   let isolate: Isolate | undefined;
   let cpuAtStart = 0n;
-  /** CPU an overrun slice used, in an isolate since disposed: it counts towards the budget. */
-  let carriedCpuNs = 0n;
   let disposedByUs = false;
   let inFlight = 0;
   /** An isolate task of this run failed (see track): no synchronous call goes into the isolate after it. */
@@ -106,7 +95,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
   function checkCpu(): void {
     if (isolate === undefined || settled) return;
     if (isolate.isDisposed) return settleMemory();
-    if (isolate.cpuTime - cpuAtStart + carriedCpuNs > cpuBudgetNs) {
+    if (isolate.cpuTime - cpuAtStart > cpuBudgetNs) {
       settle({ ok: false, error: safeError("CPU_LIMIT", `the tool used more than ${limits.cpuMs} ms of CPU time`) });
     }
   }
@@ -241,16 +230,6 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     const target = job.loopback;
     if (target === null) throw new Error("no loopback");
     if (settled) throw new Error("the run has ended"); // its calls were aborted at settle
-    if (heldEvents !== undefined) {
-      heldCalls.push(() => launchCall(id, request, target));
-      return id;
-    }
-    launchCall(id, request, target);
-    return id;
-  }
-
-  function launchCall(id: string, request: LoopbackRequest, target: NonNullable<RunJob["loopback"]>): void {
-    if (settled) return; // ended while the call was held: nothing was started
     callsPending += 1;
     env.beforeEffect();
     const remainingMs = Math.max(1, limits.wallMs - (Date.now() - startedAt));
@@ -267,61 +246,20 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
       if (settled || fresh === undefined) return;
       track(fresh.guest.deliver.apply(undefined, [id, payload])).catch(onTaskError);
     });
+    return id;
   }
 
-  const makeBindings = () => createGuestBindings({ job, log, onEvent, codedMessages, isSettled: () => settled, settle, startCall });
-  let bindings = makeBindings();
+  const bindings = createGuestBindings({
+    job,
+    log,
+    onEvent: env.onEvent,
+    codedMessages,
+    isSettled: () => settled,
+    settle,
+    startCall,
+  });
 
-  /**
-   * The first evaluation, made synchronously within a slice (sync-slice.ts). Returns false when it
-   * overran: nothing it did left the worker, and the run must start again asynchronously.
-   */
-  function evaluateInSlice(entry: Module, sliceMs: number, record: SliceRecord): boolean {
-    heldEvents = [];
-    const sliceStarted = performance.now();
-    try {
-      try {
-        entry.evaluateSync({ timeout: sliceMs });
-      } finally {
-        record.leave();
-      }
-    } catch (error) {
-      const events = heldEvents;
-      heldEvents = undefined;
-      if (!settled && isolate !== undefined && !isolate.isDisposed && ranOutOfSlice(error, performance.now() - sliceStarted, sliceMs)) {
-        heldCalls = [];
-        return false;
-      }
-      for (const event of events) env.onEvent(event);
-      for (const launch of heldCalls.splice(0)) launch();
-      // As after any failed isolate task (see track): no synchronous call goes into the isolate now.
-      taskFailed = true;
-      onTaskError(error);
-      return true;
-    }
-    const events = heldEvents;
-    heldEvents = undefined;
-    for (const event of events) env.onEvent(event);
-    for (const launch of heldCalls.splice(0)) launch();
-    collectFinished();
-    return true;
-  }
-
-  /** An overrun slice: its isolate goes (it was stopped mid-run), and the run state starts over. */
-  function discardAttempt(): void {
-    if (isolate !== undefined && !isolate.isDisposed) carriedCpuNs += isolate.cpuTime - cpuAtStart;
-    rememberOverrun(job);
-    for (const release of runModules.splice(0)) release();
-    lease?.release(false);
-    lease = undefined;
-    fresh = undefined;
-    isolate = undefined;
-    codedMessages.clear();
-    log = createRunLog(limits.logBytes, onEvent);
-    bindings = makeBindings();
-  }
-
-  async function execute(mayUseSlice: boolean): Promise<void> {
+  async function execute(): Promise<void> {
     const taken = await track(env.takeContext(limits.heapMb));
     if (settled) {
       taken.release(false);
@@ -336,8 +274,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     fresh.begin(bindings, jobData);
 
     // Compiling and linking run no user code: isolated-vm's sync calls skip a thread hop each.
-    // The evaluation is where user code runs: first in a synchronous slice bounded by its timeout,
-    // else (or after an overrun) as the one asynchronous task, under the CPU and wall limits.
+    // The one asynchronous task is the evaluation, where user code runs under the CPU and wall limits.
     const linker = createLinker({ isolate, guestModule: guest.module, shipped: job.modules, resolveSource: env.resolveModule });
     runModules.push(() => linker.release());
     let toolModule;
@@ -355,13 +292,6 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     const internal = { "knot-internal:tool": toolModule, [RUN_TOOL_MODULE]: guest.module(RUN_TOOL_MODULE) };
     entry.instantiateSync(context, (specifier) => internal[specifier as keyof typeof internal]);
     guest.seal();
-    const record = mayUseSlice ? env.sliceRecord : undefined;
-    const sliceMs = record === undefined ? 0 : sliceFor(job, Date.now() - startedAt);
-    if (sliceMs > 0 && record !== undefined && record.enter(job.runId)) {
-      if (evaluateInSlice(entry, sliceMs, record)) return;
-      discardAttempt();
-      return execute(false);
-    }
     try {
       await track(entry.evaluate());
     } catch (error) {
@@ -369,7 +299,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     }
   }
 
-  execute(true).catch((error: unknown) => {
+  execute().catch((error: unknown) => {
     if (settled) return;
     if (isolate?.isDisposed === true && !disposedByUs) return settleMemory();
     settle({ ok: false, error: safeError("INTERNAL", `the run could not start: ${error instanceof Error ? error.message : String(error)}`) });

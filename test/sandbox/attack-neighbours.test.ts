@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { GuestUser, RunOutcome, SandboxPool } from "../../sandbox/index.ts";
 import { MAX_REQUEUES } from "../../sandbox/host/worker-slot.ts";
-import { ATTACK_LIMITS, assertError, assertHostUnharmed, assertOk, createMarker, createReadyPool, makeJob, USER, type Marker } from "./harness.ts";
+import { ATTACK_LIMITS, assertError, assertHostUnharmed, assertOk, CALLING_LIMITS, createMarker, createReadyPool, makeJob, startLoopbackServer, USER, type Marker } from "./harness.ts";
 
 const MALLORY: GuestUser = Object.freeze({ ...USER, id: "u-mallory", name: "mallory" });
 const BOB: GuestUser = Object.freeze({ ...USER, id: "u-bob", name: "bob" });
@@ -103,10 +103,14 @@ test("a run that cannot be cancelled costs its worker; the other user's run comp
   await bobBeside(async (bobStarted) => {
     await bobStarted;
     const abort = new AbortController();
-    const culprit = start(`export default () => new Array(1e9).fill(0).length`, MALLORY, { ...BOB_LIMITS, heapMb: 32 }, { signal: abort.signal });
-    // Not a log line to say it began: a run in its synchronous first slice (sync-slice.ts) sends
-    // nothing until the slice ends, and this one never ends. Half a second in, the fill has begun.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    let spinning!: () => void;
+    const running = new Promise<void>((resolve) => (spinning = resolve));
+    const culprit = start(`console.log("go"); export default () => new Array(1e9).fill(0).length`, MALLORY, { ...BOB_LIMITS, heapMb: 32 }, {
+      signal: abort.signal,
+      onEvent: () => spinning(),
+    });
+    await running;
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the fill has begun
     abort.abort();
     return [await culprit];
   });
@@ -135,5 +139,28 @@ test("a hoard over the worker's memory budget fails its own run only", async () 
     assert.equal(small.stats().restarts, 1);
   } finally {
     await small.close();
+  }
+});
+
+test("a thrown value whose getter spins ends its own run with CPU_LIMIT; another user's run, its knot:plugin call in flight, completes with the call made once", async () => {
+  // Found against a synchronous first evaluation (stop 24, reverted): isolated-vm copies a thrown
+  // value after the evaluation, and on the worker's thread that copy ran outside every limit; the
+  // worker was killed and the other run re-run, its call made twice.
+  const server = await startLoopbackServer(() => ({ body: { slow: true }, delayMs: 600 }));
+  const small = await createReadyPool({ workers: 1, runsPerWorker: 2, heartbeatMs: 500 });
+  try {
+    const source = `import { call } from "knot:plugin"; export default async () => ({ answer: await call("metrics", "slow", {}) });`;
+    const bobRun = small.run(makeJob(source, { user: BOB, loopback: server.target, limits: CALLING_LIMITS }), { resolveModule: () => null });
+    await new Promise((resolve) => setTimeout(resolve, 150)); // bob's call is out
+    const getter = await small.run(makeJob("throw { get message() { for (;;) {} } }; export default () => 1;", { user: MALLORY, limits: { ...ATTACK_LIMITS, cpuMs: 200 } }), {
+      resolveModule: () => null,
+    });
+    assertError(getter, "CPU_LIMIT");
+    assert.deepEqual(assertOk(await bobRun), { kind: "json", value: { answer: { slow: true } } });
+    assert.equal(server.calls.length, 1, "bob's call was made once");
+    assert.equal(small.stats().restarts, 0, "the worker stayed");
+  } finally {
+    await small.close();
+    await server.close();
   }
 });

@@ -3,7 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { createSliceRecord, workerCompileCacheDir } from "../../sandbox/host/worker-files.ts";
+import { workerCompileCacheDir } from "../../sandbox/host/worker-files.ts";
+import { sandboxWorkers } from "../../bench/proc.ts";
 import { assertOk, createTestPool, runTool } from "./harness.ts";
 
 const uid = process.getuid?.() ?? -1;
@@ -75,20 +76,30 @@ test("sandbox workers fill the compile cache, and a worker started from it still
   assert.ok(cached().length > 0, "the worker wrote its compiled modules to the cache");
 });
 
-test("a worker's slice record is a new empty file of ours (0600) in the private directory, one per worker", () => {
+test("attack: the cache directory is checked at every worker start: one made writable by others meanwhile is not given to the next worker", async () => {
   const root = tempRoot();
-  const first = createSliceRecord(root);
-  const second = createSliceRecord(root);
-  assert.ok(first !== undefined && second !== undefined && first !== second);
-  assert.equal(path.dirname(first), path.join(root, `knot-tools-${uid}`));
-  const stats = fs.lstatSync(first);
-  assert.equal(stats.mode & 0o777, 0o600);
-  assert.equal(stats.size, 0);
-});
-
-test("attack: no slice record in a directory others may write to (the pool then gets no culprit from it, and workers make no slices)", () => {
-  const root = tempRoot();
-  fs.mkdirSync(path.join(root, `knot-tools-${uid}`), { mode: 0o700 });
-  fs.chmodSync(path.join(root, `knot-tools-${uid}`), 0o777);
-  assert.equal(createSliceRecord(root), undefined);
+  const before = process.env.TMPDIR;
+  process.env.TMPDIR = root; // os.tmpdir() reads it at each call
+  const envOf = (pid: number): string[] => fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+  const pool = createTestPool({ workers: 1, runsPerWorker: 1, recycleAfterRuns: 1 });
+  try {
+    let [first] = sandboxWorkers();
+    for (let tries = 0; first === undefined && tries < 200; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      [first] = sandboxWorkers();
+    }
+    assert.ok(first !== undefined, "the pool started its worker");
+    assert.ok(envOf(first).includes(`NODE_COMPILE_CACHE=${path.join(root, `knot-tools-${uid}`, "worker-compile-cache")}`));
+    fs.chmodSync(path.join(root, `knot-tools-${uid}`), 0o777);
+    // The first run retires the first worker (recycleAfterRuns 1) and starts its replacement now.
+    assertOk(await runTool(pool, "export default () => 1"));
+    assertOk(await runTool(pool, "export default () => 2"));
+    const next = sandboxWorkers().find((pid) => pid !== first);
+    assert.ok(next !== undefined, "a replacement worker ran the second run");
+    assert.equal(envOf(next).some((entry) => entry.startsWith("NODE_COMPILE_CACHE=")), false);
+  } finally {
+    await pool.close();
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+  }
 });
