@@ -8,7 +8,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { channel } from "node:diagnostics_channel";
 import { fileURLToPath } from "node:url";
 import type { HostToWorker, WorkerToHost } from "../ipc.ts";
-import { workerCompileCacheDir } from "./worker-files.ts";
+import { workerCompileCacheDir } from "./compile-cache.ts";
 import { guestBundle } from "./guest-bundle.ts";
 import type { PoolSettings } from "./options.ts";
 
@@ -41,7 +41,7 @@ export interface WorkerEvents {
 export function spawnWorker(settings: PoolSettings, events: WorkerEvents): WorkerProcess {
   // A bare environment (no secrets). MALLOC_ARENA_MAX: each isolate's thread would otherwise get
   // its own glibc arena, and the worker's RSS climbed on fragmentation alone (issue 13).
-  // NODE_COMPILE_CACHE: a replacement worker loads its modules from V8's code cache (worker-files.ts).
+  // NODE_COMPILE_CACHE: a replacement worker loads its modules from V8's code cache (compile-cache.ts).
   // Checked at every start (~20 µs): a directory removed meanwhile and planted by someone else is refused.
   const compileCacheDir = workerCompileCacheDir();
   const env: Record<string, string> = {

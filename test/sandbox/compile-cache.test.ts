@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { workerCompileCacheDir } from "../../sandbox/host/worker-files.ts";
+import { workerCompileCacheDir } from "../../sandbox/host/compile-cache.ts";
 import { sandboxWorkers } from "../../bench/proc.ts";
 import { assertOk, createTestPool, runTool } from "./harness.ts";
 
