@@ -2,13 +2,21 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { workerCompileCacheDir } from "../../sandbox/host/compile-cache.ts";
 import { sandboxWorkers } from "../../bench/proc.ts";
 import { assertOk, createTestPool, runTool } from "./harness.ts";
 
 const uid = process.getuid?.() ?? -1;
-const tempRoot = (): string => fs.mkdtempSync(path.join(os.tmpdir(), "knot-cc-"));
+const made: string[] = [];
+const tempRoot = (prefix = "knot-cc-"): string => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(root);
+  return root;
+};
+after(() => {
+  for (const root of made) fs.rmSync(root, { recursive: true, force: true });
+});
 
 test("the worker compile cache is a directory of ours with mode 0700, the same one every time", () => {
   const root = tempRoot();
@@ -24,7 +32,7 @@ test("the worker compile cache is a directory of ours with mode 0700, the same o
 
 test("attack: a cache directory planted as a symlink is not used (workers start without a cache)", () => {
   const root = tempRoot();
-  const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), "knot-cc-planted-"));
+  const elsewhere = tempRoot("knot-cc-planted-");
   fs.symlinkSync(elsewhere, path.join(root, `knot-tools-${uid}`));
   assert.equal(workerCompileCacheDir(root), undefined);
   const inner = tempRoot();
