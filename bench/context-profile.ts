@@ -1,8 +1,8 @@
 /**
  * `node bench/context-profile.ts [contexts]`: the floor of a sandboxed run (issue 13). In one warm
  * isolate, on this thread: the CPU a fresh V8 context costs, and what putting the guest runtime in
- * it costs (its bindings, the bundle's evaluation, the wrapper modules every run links: knot:tool and the runner),
- * the two things every run's context needs before any of the tool's code.
+ * it costs (its bindings, the bundle's evaluation, the wrapper modules every run links: knot:tool
+ * and the runner), the two things every run's context needs before any of the tool's code.
  */
 import { guestBundle } from "../sandbox/host/guest-bundle.ts";
 import { installBindings, instantiateGuest, loadGuestCode } from "../sandbox/worker/guest-code.ts";

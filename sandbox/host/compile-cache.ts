@@ -12,21 +12,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-/** `<root>/knot-tools-<uid>` when it is (or can be made) private to us; else undefined. */
-function privateWorkerDir(root: string = os.tmpdir()): string | undefined {
-  const uid = process.getuid?.();
-  if (uid === undefined) return undefined;
-  const dir = path.join(root, `knot-tools-${uid}`);
-  return ensurePrivateDir(dir, uid) ? dir : undefined;
-}
-
 /** The worker's compile cache directory, or undefined when no safe one can be had. */
 export function workerCompileCacheDir(root: string = os.tmpdir()): string | undefined {
-  const owned = privateWorkerDir(root);
   const uid = process.getuid?.();
-  if (owned === undefined || uid === undefined) return undefined;
+  if (uid === undefined) return undefined;
+  const owned = path.join(root, `knot-tools-${uid}`);
   const dir = path.join(owned, "worker-compile-cache");
-  return ensurePrivateDir(dir, uid) ? dir : undefined;
+  // Each level in turn: the inner one is only trusted inside an outer one that is ours.
+  return ensurePrivateDir(owned, uid) && ensurePrivateDir(dir, uid) ? dir : undefined;
 }
 
 function ensurePrivateDir(dir: string, uid: number): boolean {

@@ -6,8 +6,9 @@
  * two users, serves one run at a time, and is disposed after `maxRuns` runs, after any run the
  * runner does not call clean (a limit trip, pending work: see run.ts), after `idleMs`, and when
  * more than `maxIdle` isolates wait (the oldest goes). While an isolate waits it prepares its next
- * context (with the knot:* modules its earlier runs linked), so a run starts with `begin()` only. With `"never"` every run gets a never-used isolate
- * (one spare per common memory size is prepared ahead) and it is disposed after that run.
+ * context (with the knot:* modules its earlier runs linked), so a run starts with `begin()` only.
+ * With `"never"` every run gets a never-used isolate (one spare per common memory size is prepared
+ * ahead) and it is disposed after that run.
  */
 import type { GuestCode } from "./guest-code.ts";
 import { disposeIsolate, newIsolate, prepareContext as prepareSync, type FreshContext } from "./fresh-context.ts";
