@@ -8,7 +8,7 @@
  * Each side supplies how to look an argument up (own properties only) and how to build its
  * INVALID_ARGUMENT error (a coded guest Error, a KnotError), so the rules and the messages live here.
  */
-import { I } from "./intrinsics.ts";
+import * as I from "./intrinsics.ts";
 
 /** Builds the side's INVALID_ARGUMENT error; `where` names the argument (`tags[2]` for an item). */
 export type InvalidArgument = (message: string, where: string) => Error;

@@ -3,7 +3,7 @@
  * each line to the run's log (bounded by limits.logBytes, see runtime.sendLog). When the tool
  * returns nothing, the worker answers with the printed lines, as knot's `print` does.
  */
-import { I } from "./intrinsics.ts";
+import * as I from "./intrinsics.ts";
 import { inspectAll } from "./inspect.ts";
 import { sendLog } from "./runtime.ts";
 

@@ -3,7 +3,8 @@
  * result is plain data of the MCP content shapes: text, image, audio, resource. A wrong shape
  * throws a TypeError naming the block and the field. (The worker checks the same shapes again.)
  */
-import { I, defineData } from "./intrinsics.ts";
+import * as I from "./intrinsics.ts";
+import { defineData } from "./intrinsics.ts";
 
 type Block = Record<string, unknown>;
 /** Base64 as the MCP SDK's check (atob) takes it, less whitespace: whole quads, then 2 or 3 characters with their padding optional. */

@@ -13,7 +13,7 @@
  * assistant's) is not `isAdmin`, and holds only the permissions it was granted and lent.
  * Guest-safe: only captured intrinsics, no Node API.
  */
-import { I } from "./intrinsics.ts";
+import * as I from "./intrinsics.ts";
 
 const MAX_ASKED = 64;
 

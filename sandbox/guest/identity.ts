@@ -6,7 +6,7 @@
  * and the same on every call. An admin passes every check.
  */
 import { holdsAll } from "./identity-rules.ts";
-import { I } from "./intrinsics.ts";
+import * as I from "./intrinsics.ts";
 import { freshUser, type GuestUserData } from "./runtime.ts";
 
 export interface User extends GuestUserData {

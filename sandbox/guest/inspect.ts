@@ -2,7 +2,8 @@
  * Turns any guest value into one line of text for the log, without ever throwing: a hostile
  * getter, toJSON or toString only spoils its own text. Runs entirely inside the isolate.
  */
-import { I, safeString } from "./intrinsics.ts";
+import * as I from "./intrinsics.ts";
+import { safeString } from "./intrinsics.ts";
 
 export function inspect(value: unknown): string {
   switch (typeof value) {

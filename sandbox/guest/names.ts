@@ -11,11 +11,12 @@
  * Guest code tests them through captured intrinsics (`I.RegExpExec`), host code with `.test`.
  * The table test is test/name-grammars.test.ts; docs/plugins.md and docs/user-tools.md quote them.
  */
-import { GUEST_CAPS } from "./bindings.ts";
+import { PLUGIN } from "./call-target.ts";
+
+export { callTargetProblem, HANDLER_NAME_FORBIDDEN, PLUGIN_NAME } from "./call-target.ts";
 
 const USER = "[A-Za-z0-9][A-Za-z0-9._-]{0,63}";
 const GROUP = "[a-z0-9][a-z0-9_-]{0,63}";
-const PLUGIN = "[a-z0-9_-]+";
 const IDENT = "[A-Za-z_][A-Za-z0-9_]*";
 const TOOL = "[A-Za-z0-9][A-Za-z0-9_-]*";
 const PERMISSION_PATH = "[a-z0-9_]+(?:\\.[a-z0-9_-]+)*";
@@ -34,8 +35,6 @@ export const PERMISSION = whole(PERMISSION_PATH);
 export const PERMISSION_ID = /^[a-z0-9_]+$/;
 /** A token scope: `*`, a permission, or a permission prefix ending in `.*` (`plugin.metrics.*`). */
 export const SCOPE = whole(`\\*|${PERMISSION_PATH}(?:\\.\\*)?`);
-/** A plugin's name (its folder's name): lower-case letters, digits, `_` and `-`. */
-export const PLUGIN_NAME = whole(PLUGIN);
 /** An identifier: a module stem (`plugin:<name>/<stem>`), a peer function, a parameter or config key. */
 export const IDENTIFIER = whole(IDENT);
 /** A tool's own name (user tools and plugin MCP tools): letters, digits, `_` and `-`, at most TOOL_NAME_MAX. */
@@ -49,23 +48,9 @@ export const PLUGIN_SPECIFIER = new RegExp(`^plugin:(${PLUGIN})(?:/(${IDENT}))?$
 export const LIB_SPECIFIER = new RegExp(`^lib:((?:${USER}${OWNER_SEPARATOR})?${TOOL})$`);
 /** A dependency as a plugin declares it: a plugin name, then an optional semver range; groups: the name, the range. */
 export const PLUGIN_DEPENDENCY = new RegExp(`^(${PLUGIN})\\s*(.*)$`);
-/** What a handler's name in a URL path or a loopback call may not hold (it is one path segment). */
-export const HANDLER_NAME_FORBIDDEN = /[/?&#\u0000-\u001f\u007f]/;
 /** An event type a plugin declares, before `plugin.<name>.` is put in front. */
 export const EVENT_TYPE_ID = /^[a-z][a-z0-9_]*$/;
 /** An event type a sink subscribes to (`tool.saved`, `plugin.metrics.exported`), at most 128 characters. */
 export const EVENT_TYPE = /^[a-z][a-z0-9_.-]{0,127}$/;
 /** A plugin event's type; group: the plugin. */
 export const PLUGIN_EVENT_TYPE = new RegExp(`^plugin\\.(${PLUGIN})\\.`);
-
-/**
- * Why a knot:plugin call's target cannot be addressed, or null. Checked by the guest (with its own
- * `exec`, safe from a poisoned RegExp.prototype) and again by the worker on what the guest sends.
- */
-export function callTargetProblem(plugin: unknown, fn: unknown, exec: (pattern: RegExp, text: string) => unknown = (pattern, text) => pattern.exec(text)): string | null {
-  if (typeof plugin !== "string" || plugin.length > GUEST_CAPS.nameChars || exec(PLUGIN_NAME, plugin) === null) return "the plugin name must match [a-z0-9_-]+";
-  if (typeof fn !== "string" || fn === "" || fn === "." || fn === ".." || fn.length > GUEST_CAPS.nameChars || exec(HANDLER_NAME_FORBIDDEN, fn) !== null) {
-    return "the handler name must be non-empty and contain none of / ? & #";
-  }
-  return null;
-}

@@ -5,7 +5,8 @@
  * refusal is a coded error, TOOL_ERROR (each side builds its own: a guest Error, a KnotError).
  * Guest-safe: only captured intrinsics, no Node API.
  */
-import { I, safeString } from "./intrinsics.ts";
+import * as I from "./intrinsics.ts";
+import { safeString } from "./intrinsics.ts";
 
 export const LOG_LEVELS: readonly string[] = ["debug", "info", "warn", "error"];
 export type OutputLogLevel = "debug" | "info" | "warn" | "error";

@@ -9,8 +9,8 @@
  * Names are checked here and again in the worker.
  */
 import { GUEST_CAPS } from "./bindings.ts";
-import { I } from "./intrinsics.ts";
-import { callTargetProblem } from "./names.ts";
+import * as I from "./intrinsics.ts";
+import { callTargetProblem } from "./call-target.ts";
 import { q, startCall } from "./runtime.ts";
 
 function reject(message: string): Promise<never> {

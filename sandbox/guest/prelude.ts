@@ -13,7 +13,7 @@ import "./identity.ts";
 import "./plugin.ts";
 import { GLOBAL_NAMES } from "./bindings.ts";
 import { installConsole } from "./console.ts";
-import { I } from "./intrinsics.ts";
+import * as I from "./intrinsics.ts";
 import { refuseDynamicImport } from "./run-tool.ts";
 
 const globals = globalThis as unknown as Record<string, unknown>;

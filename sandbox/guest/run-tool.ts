@@ -12,7 +12,8 @@
  * runtime made it (PERMISSION_DENIED…), else TOOL_ERROR with the message.
  */
 import { GUEST_CAPS } from "./bindings.ts";
-import { I, clip, safeString } from "./intrinsics.ts";
+import * as I from "./intrinsics.ts";
+import { clip, safeString } from "./intrinsics.ts";
 import { checkResultSize, codeOf, codedError, fail, finish, finishReturned, freshParams, freshUser, hasReturned, isSinkRun, q } from "./runtime.ts";
 import { GUEST_INPUT_PARAM } from "./bindings.ts";
 

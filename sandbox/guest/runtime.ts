@@ -6,7 +6,8 @@
  * string it receives (type, size, JSON, names, counts).
  */
 import { GLOBAL_NAMES, EMIT_KINDS, GUEST_CAPS } from "./bindings.ts";
-import { I, clip, defineData } from "./intrinsics.ts";
+import * as I from "./intrinsics.ts";
+import { clip, defineData } from "./intrinsics.ts";
 import type { GuestUserData } from "./user-data.ts";
 
 type Emit = (kind: string, payload: string) => string;

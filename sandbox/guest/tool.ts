@@ -6,7 +6,7 @@
  * in the guest, with the intrinsic JSON.stringify; only the text crosses to the worker.
  */
 import { copyContent } from "./content.ts";
-import { I } from "./intrinsics.ts";
+import * as I from "./intrinsics.ts";
 import { argumentGetters as args } from "./args.ts";
 import { EMIT_KINDS, GUEST_CAPS, GUEST_INPUT_PARAM, GUEST_QUESTIONS_KEY } from "./bindings.ts";
 import { checkResultSize, codedError, emit, fail, param, q, returnFailure, returnResult, sendLog } from "./runtime.ts";

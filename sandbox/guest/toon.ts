@@ -7,7 +7,7 @@
  * The input is first normalised through JSON (toJSON applied, functions dropped), so a value that
  * JSON cannot carry (cycle, BigInt) is refused here too.
  */
-import { I } from "./intrinsics.ts";
+import * as I from "./intrinsics.ts";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 

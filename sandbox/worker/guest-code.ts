@@ -50,12 +50,11 @@ export function loadGuestCode(bundle: string): GuestCode {
     const context = scratch.createContextSync();
     installBindings(context, () => "", () => "");
     script.runSync(context);
-    const names = JSON.parse(
-      context.evalSync(`JSON.stringify(Object.fromEntries(Object.entries(${HANDOFF}.modules).map(([k, v]) => [k, Object.keys(v)])))`) as string,
-    ) as Record<string, string[]>;
+    // Each module's exports arrive as an array, in the order this JSON text names them (guest/bundle.ts).
+    const names = JSON.parse(context.evalSync(`${HANDOFF}.exportNames`) as string) as Record<string, string[]>;
     const wrappers = new Map<string, string>();
     for (const [specifier, exports] of Object.entries(names)) {
-      const bindings = exports.map((name, index) => `const e${index} = m[${JSON.stringify(name)}];`).join("\n");
+      const bindings = exports.map((_, index) => `const e${index} = m[${index}];`).join("\n");
       const list = exports.map((name, index) => `e${index} as ${JSON.stringify(name)}`).join(", ");
       wrappers.set(specifier, `const m = ${HANDOFF}.modules[${JSON.stringify(specifier)}];\n${bindings}\nexport { ${list} };\n`);
     }
