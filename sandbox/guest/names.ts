@@ -2,13 +2,16 @@
  * Why: the name grammars every side checks — users, groups, permissions and scopes, plugins,
  * module stems, tools and their owner-qualified names, import specifiers, event types — written
  * once. The manifest parser, the CLI, the HTTP and web routes, the MCP resolver's names, the
- * client-module builder, the plugin module hooks, the sandbox worker, the guest and the web UI all
- * import this file, so a name one side accepts is never refused (or, worse, read differently) by another.
+ * client-module builder, the plugin module hooks, the sandbox worker and the web UI all import
+ * this file (the guest its call-target.ts part), so a name one side accepts is never refused (or,
+ * worse, read differently) by another.
  *
- * Where: a guest module because the guest checks names too and may import only guest files;
- * `src/` and `client-modules/` may import guest files (they need no Node API), never the reverse.
- * Pure data: regular expressions built while the prelude runs (before any user code), no Node API.
- * Guest code tests them through captured intrinsics (`I.RegExpExec`), host code with `.test`.
+ * Where: in sandbox/guest/ because `src/`, `client-modules/` and the worker may import guest files
+ * (they need no Node API), never the reverse. The guest itself checks one name (a knot:plugin
+ * call's target) with call-target.ts, re-exported here: the bundle evaluates what it imports in
+ * every context, and it needs none of the other grammars.
+ * Pure data: regular expressions, no Node API. Guest code tests them through captured intrinsics
+ * (`I.RegExpExec`), host code with `.test`.
  * The table test is test/name-grammars.test.ts; docs/plugins.md and docs/user-tools.md quote them.
  */
 import { PLUGIN } from "./call-target.ts";
