@@ -31,9 +31,11 @@ export const ArrayJoin = uncurryThis(Array.prototype.join) as (self: readonly un
 export const ArrayIncludes = uncurryThis(Array.prototype.includes) as (self: readonly unknown[], item: unknown) => boolean;
 export const String = globalThis.String;
 export const StringSlice = uncurryThis(String.prototype.slice);
+export const StringCharCodeAt = uncurryThis(String.prototype.charCodeAt);
 export const Number = globalThis.Number;
 export const NumberIsFinite = Number.isFinite;
 export const NumberIsSafeInteger = Number.isSafeInteger;
+export const NumberToString = uncurryThis(Number.prototype.toString) as (self: number, radix?: number) => string;
 export const RegExpExec = uncurryThis(RegExp.prototype.exec);
 export const Error = globalThis.Error;
 export const TypeError = globalThis.TypeError;

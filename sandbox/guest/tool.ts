@@ -96,8 +96,8 @@ export async function input(requests: Record<string, { method: string; params?: 
   let missed = false;
   for (const key of I.ObjectKeys(requests)) {
     const request = requests[key];
-    if (typeof request !== "object" || request === null || !INPUT_METHODS.includes(request.method)) {
-      throw new I.TypeError(`input: request "${key}" needs a method (${INPUT_METHODS.join(", ")})`);
+    if (typeof request !== "object" || request === null || !I.ArrayIncludes(INPUT_METHODS, request.method)) {
+      throw new I.TypeError(`input: request "${key}" needs a method (${I.ArrayJoin(INPUT_METHODS, ", ")})`);
     }
     if (I.ObjectHasOwn(answers, key) && answers[key] !== undefined && answers[key] !== null) found[key] = answers[key];
     else {
@@ -116,13 +116,13 @@ export async function input(requests: Record<string, { method: string; params?: 
 function keyOf(prefix: string, request: unknown): string {
   const text = serialise(request, prefix);
   let hash = 5381;
-  for (let i = 0; i < text.length; i++) hash = ((hash * 33) ^ text.charCodeAt(i)) >>> 0;
-  return `${prefix}-${hash.toString(36)}`;
+  for (let i = 0; i < text.length; i++) hash = ((hash * 33) ^ I.StringCharCodeAt(text, i)) >>> 0;
+  return `${prefix}-${I.NumberToString(hash, 36)}`;
 }
 
 /** Asks the person (MCP elicitation): `{ action: "accept" | "decline" | "cancel", content? }`. */
 export async function elicit(message: string, requestedSchema: Record<string, unknown>): Promise<{ action: string; content?: Record<string, unknown> }> {
-  const request = { method: "elicitation/create", params: { message: String(message), requestedSchema } };
+  const request = { method: "elicitation/create", params: { message: I.String(message), requestedSchema } };
   const key = keyOf("elicit", request);
   return (await input({ [key]: request }))[key] as { action: string; content?: Record<string, unknown> };
 }
@@ -149,5 +149,5 @@ export async function listRoots(): Promise<unknown[]> {
 /** Whether the MCP client declared it can answer this kind of question. */
 export function clientSupports(capability: string): boolean {
   const raw = param(GUEST_INPUT_PARAM) as InputData | undefined;
-  return typeof raw === "object" && raw !== null && I.ArrayIsArray(raw.capabilities) && raw.capabilities.includes(capability);
+  return typeof raw === "object" && raw !== null && I.ArrayIsArray(raw.capabilities) && I.ArrayIncludes(raw.capabilities, capability);
 }

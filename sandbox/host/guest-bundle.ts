@@ -24,10 +24,11 @@ let built: string | undefined;
 
 /** Each module's export names, as esbuild reads them (one build, nothing written). */
 function exportNames(): Map<string, string[]> {
-  const { metafile } = buildSync({
+  const { metafile, warnings } = buildSync({
     entryPoints: Object.values(MODULE_FILES).map((file) => `${GUEST_DIR}${file}`),
     bundle: true, format: "esm", platform: "neutral", outdir: "/knot-guest-exports", write: false, metafile: true, logLevel: "silent",
   });
+  refuseWarnings("export names", warnings);
   const byFile = new Map<string, string[]>();
   for (const output of Object.values(metafile.outputs)) {
     if (output.entryPoint !== undefined) byFile.set(output.entryPoint.split("/").pop()!, [...output.exports].sort());
@@ -46,14 +47,20 @@ function generatedEntry(): string {
     if (exported === undefined) throw new Error(`guest bundle: esbuild found no exports for ${file}`);
     names[specifier] = exported;
     const locals = exported.map((_, e) => `m${m}e${e}`);
-    imports.push(`import { ${exported.map((name, e) => `${name} as ${locals[e]}`).join(", ")} } from ${JSON.stringify(`./${file}`)};`);
+    imports.push(`import { ${exported.map((name, e) => `${JSON.stringify(name)} as ${locals[e]}`).join(", ")} } from ${JSON.stringify(`./${file}`)};`);
     arrays.push(`${JSON.stringify(specifier)}: [${locals.join(", ")}]`);
   });
   return `import { handOff } from "./bundle.ts";\n${imports.join("\n")}\nhandOff({ ${arrays.join(", ")} }, ${JSON.stringify(JSON.stringify(names))});\n`;
 }
 
+/** A build warning (an import that will always be undefined, say) is a broken guest: refuse it. */
+function refuseWarnings(what: string, warnings: readonly { text: string }[]): void {
+  if (warnings.length > 0) throw new Error(`guest bundle (${what}): ${warnings.map((w) => w.text).join("; ")}`);
+}
+
 export function guestBundle(): string {
-  built ??= buildSync({
+  if (built !== undefined) return built;
+  const result = buildSync({
     stdin: { contents: generatedEntry(), resolveDir: GUEST_DIR, sourcefile: "guest-entry.js", loader: "js" },
     bundle: true,
     format: "iife",
@@ -66,6 +73,11 @@ export function guestBundle(): string {
     legalComments: "none",
     // No comments (they would name our file paths) and less to parse; names stay readable.
     minifyWhitespace: true,
-  }).outputFiles[0]!.text;
+  });
+  refuseWarnings("bundle", result.warnings);
+  const text = result.outputFiles[0]!.text;
+  // Namespace objects are what the bundle is built to avoid in every context (see sandbox/guest/bundle.ts).
+  if (text.includes("__export(")) throw new Error("guest bundle: a guest module is used as a namespace object (import * as x, then x used as a value)");
+  built = text;
   return built;
 }

@@ -52,6 +52,11 @@ export function loadGuestCode(bundle: string): GuestCode {
     script.runSync(context);
     // Each module's exports arrive as an array, in the order this JSON text names them (guest/bundle.ts).
     const names = JSON.parse(context.evalSync(`${HANDOFF}.exportNames`) as string) as Record<string, string[]>;
+    // Each array must hold a value for every name, in order, or a wrapper would export undefined.
+    const misaligned = context.evalSync(
+      `JSON.stringify(Object.entries(JSON.parse(${HANDOFF}.exportNames)).filter(([k, v]) => { const a = ${HANDOFF}.modules[k]; return !Array.isArray(a) || a.length !== v.length || a.some((x) => x === undefined); }).map(([k]) => k))`,
+    ) as string;
+    if (misaligned !== "[]") throw new Error(`guest bundle: the exports of ${misaligned} do not match their names`);
     const wrappers = new Map<string, string>();
     for (const [specifier, exports] of Object.entries(names)) {
       const bindings = exports.map((_, index) => `const e${index} = m[${index}];`).join("\n");

@@ -65,6 +65,23 @@ test("a poisoned realm still gets true loopback answers and real error codes", a
   await assertHostUnharmed(pool, marker);
 });
 
+test("a poisoned realm cannot change what ask() asks or what clientSupports() answers", async () => {
+  const input = { __knot_input: { answers: {}, capabilities: ["elicitation"] } };
+  const extra = `String.prototype.charCodeAt = () => 0; Number.prototype.toString = () => "hijack"; globalThis.String = () => "hijack";`;
+  const asking = (poison: string) => `import { ask, clientSupports } from "knot:tool";
+    ${poison}
+    export default async () => { if (clientSupports("sampling")) return "sampling claimed"; await ask("Your name?", { type: "object" }); }`;
+  const clean = assertOk(await runTool(pool, asking(""), { params: input, limits: ATTACK_LIMITS }));
+  const poisoned = assertOk(await runTool(pool, asking(`${POISON} ${extra}`), { params: input, limits: ATTACK_LIMITS }));
+  const questions = (clean as { value: { __knot_input_required: Record<string, { method: string; params: { message: string } }> } }).value.__knot_input_required;
+  const [key] = Object.keys(questions);
+  assert.match(key!, /^elicit-[0-9a-z]+$/);
+  assert.deepEqual(questions[key!]!.method, "elicitation/create");
+  assert.equal(questions[key!]!.params.message, "Your name?");
+  assert.deepEqual(poisoned, clean, "the same question under the same key, and sampling not claimed");
+  await assertHostUnharmed(pool, marker);
+});
+
 test("the next run on the same worker sees clean intrinsics", async () => {
   const poison = await runTool(pool, `${POISON} export default () => "poisoned"`, { limits: ATTACK_LIMITS });
   assert.equal(poison.ok, true);

@@ -78,3 +78,17 @@ test("a user's next contexts are made with the modules their isolate's runs link
     homes.close();
   }
 });
+
+test("a bundle whose export arrays do not match their names is refused when the worker loads it, not served with undefined exports", () => {
+  const handOff = (modules: string, names: string) =>
+    `Object.defineProperty(globalThis, "__knot_guest", { value: { modules: ${modules}, exportNames: ${JSON.stringify(names)} }, configurable: true });`;
+  assert.throws(() => loadGuestCode(handOff(`{ "knot:tool": [] }`, '{"knot:tool":["getString"]}')), /the exports of \["knot:tool"\] do not match their names/);
+  assert.throws(() => loadGuestCode(handOff(`{ "knot:tool": [undefined] }`, '{"knot:tool":["getString"]}')), /do not match/);
+  assert.doesNotThrow(() => loadGuestCode(handOff(`{ "knot:tool": [() => 1] }`, '{"knot:tool":["getString"]}')));
+});
+
+test("the guest bundle hands each module's exports over as an array and builds no namespace object", () => {
+  const bundle = guestBundle();
+  assert.equal(bundle.includes("__export("), false, "no module namespace object is built per context");
+  assert.match(bundle, /handOff\(\{"knot:tool":\[/, "each module's exports are handed over as an array");
+});
