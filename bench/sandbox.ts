@@ -1,10 +1,11 @@
 /**
  * `npm run bench` (part): the cost of the sandbox, measured against baselines in the same run.
- *   - a trivial user tool on a cold isolate (runs back to back: each waits for a new isolate) and
- *     on a pooled isolate (runs spaced so the worker's spare isolate is ready; fresh context each);
+ *   - a trivial user tool run back to back (with isolate_reuse "never" each run waits for a new
+ *     isolate; with "user" each gets a fresh context in the user's warm isolate) and run 25 ms
+ *     apart (the worker has its spare isolate or next context ready; after the pause, caches are cold);
  *   - the same logic as a plain function call in the host (the floor);
  *   - one `knot:plugin.call` from a user tool vs a raw undici request from the host to the same
- *     handler URL (the loopback's own overhead), in turns with the pooled runs, equally spaced;
+ *     handler URL (the loopback's own overhead), in turns with the spaced runs, equally spaced;
  *   - runs per second with 8 concurrent runs.
  */
 import fs from "node:fs";
@@ -46,18 +47,18 @@ export async function runSandboxBench(runs = 200, isolateReuse: "user" | "never"
     const run = (code: string) => app.runner.run(principal, { name: "bench", code, language: "js" }, { n: 1 }, { validated: true });
     for (let i = 0; i < 20; i++) await run(TRIVIAL); // warm the workers
 
-    const cold: number[] = [];
-    for (let i = 0; i < runs; i++) await timed(cold, () => run(TRIVIAL));
+    const backToBack: number[] = [];
+    for (let i = 0; i < runs; i++) await timed(backToBack, () => run(TRIVIAL));
     // In turns, under the same conditions: each run after the same pause (the worker prepares its
     // spare isolate meanwhile), and the raw request right after a run, as the loopback call comes
     // right after its run starts. The baseline used to be requests back to back, warm, against
     // calls inside runs spaced apart: that charged the loopback for the pause's cold caches.
-    const pooled: number[] = [];
+    const spaced: number[] = [];
     const withCall: number[] = [];
     const raw: number[] = [];
     for (let i = 0; i < runs; i++) {
       await sleep(25);
-      await timed(pooled, () => run(TRIVIAL));
+      await timed(spaced, () => run(TRIVIAL));
       await timed(raw, async () => {
         const res = await undiciRequest(`${url}/plugins/demo/echo_word?word=bench`, { headers: { authorization: `Bearer ${secret}` } });
         await res.body.json();
@@ -78,21 +79,21 @@ export async function runSandboxBench(runs = 200, isolateReuse: "user" | "never"
     const perSecond = concurrentRuns / ((performance.now() - started) / 1000);
 
     const row = (label: string, s: number[]) => `${label.padEnd(58)} p50 ${fmt(percentile(s, 50)).padStart(10)}   p99 ${fmt(percentile(s, 99)).padStart(10)}`;
-    const loopbackOverhead = percentile(withCall, 50) - percentile(pooled, 50);
+    const loopbackOverhead = percentile(withCall, 50) - percentile(spaced, 50);
     const numbers: SandboxNumbers = {
-      trivialP50Ms: percentile(cold, 50),
+      trivialP50Ms: percentile(backToBack, 50),
       runsPerSecond: perSecond,
       loopbackOverheadMs: loopbackOverhead,
       loopbackRatio: loopbackOverhead / percentile(raw, 50),
     };
     const lines = [
       `sandbox, isolate_reuse = "${isolateReuse}" (${runs} runs each; ${os.cpus().length} cores)`,
-      row("trivial user tool, cold isolate (back to back)", cold),
-      row("trivial user tool, pooled isolate (fresh context)", pooled),
+      row(`trivial user tool, back to back (${isolateReuse === "never" ? "a new isolate each" : "warm user isolate"})`, backToBack),
+      row("trivial user tool, runs 25 ms apart (ready context)", spaced),
       row("baseline: same logic as a host function call", floor),
-      row("user tool making one knot:plugin.call (pooled isolate)", withCall),
+      row("user tool making one knot:plugin.call (25 ms apart)", withCall),
       row("baseline: raw undici request from the host, same handler", raw),
-      `  ratio cold / pooled: ${(percentile(cold, 50) / percentile(pooled, 50)).toFixed(2)}×;  pooled / host floor: ${(percentile(pooled, 50) / percentile(floor, 50)).toFixed(0)}×`,
+      `  ratio back to back / apart: ${(percentile(backToBack, 50) / percentile(spaced, 50)).toFixed(2)}×;  apart / host floor: ${(percentile(spaced, 50) / percentile(floor, 50)).toFixed(0)}×`,
       `  loopback call inside a run (run with call − run without): ${fmt(loopbackOverhead)} = ${(loopbackOverhead / percentile(raw, 50)).toFixed(2)}× a raw host request`,
       `  8 concurrent runs: ${perSecond.toFixed(0)} runs/s`,
     ];
