@@ -5,7 +5,7 @@
  *     apart (the worker has its spare isolate or next context ready; after the pause, caches are cold);
  *   - the same logic as a plain function call in the host (the floor);
  *   - one `knot:plugin.call` from a user tool vs a raw undici request from the host to the same
- *     handler URL (the loopback's own overhead), in turns with the spaced runs, equally spaced;
+ *     handler URL (the loopback's own overhead), in turns with the runs 25 ms apart;
  *   - runs per second with 8 concurrent runs.
  */
 import fs from "node:fs";

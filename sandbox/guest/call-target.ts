@@ -6,10 +6,13 @@
  */
 import { GUEST_CAPS } from "./bindings.ts";
 
+/** A grammar matched against the whole text (names.ts builds the others with it). */
+export const whole = (source: string): RegExp => new RegExp(`^(?:${source})$`);
+
 /** A plugin's name grammar (its folder's name): lower-case letters, digits, `_` and `-`. */
 export const PLUGIN = "[a-z0-9_-]+";
 /** A plugin's name, whole. */
-export const PLUGIN_NAME = new RegExp(`^(?:${PLUGIN})$`);
+export const PLUGIN_NAME = whole(PLUGIN);
 /** What a handler's name in a URL path or a loopback call may not hold (it is one path segment). */
 export const HANDLER_NAME_FORBIDDEN = /[/?&#\u0000-\u001f\u007f]/;
 

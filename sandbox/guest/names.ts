@@ -14,7 +14,7 @@
  * (`I.RegExpExec`), host code with `.test`.
  * The table test is test/name-grammars.test.ts; docs/plugins.md and docs/user-tools.md quote them.
  */
-import { PLUGIN } from "./call-target.ts";
+import { PLUGIN, whole } from "./call-target.ts";
 
 export { callTargetProblem, HANDLER_NAME_FORBIDDEN, PLUGIN_NAME } from "./call-target.ts";
 
@@ -23,8 +23,6 @@ const GROUP = "[a-z0-9][a-z0-9_-]{0,63}";
 const IDENT = "[A-Za-z_][A-Za-z0-9_]*";
 const TOOL = "[A-Za-z0-9][A-Za-z0-9_-]*";
 const PERMISSION_PATH = "[a-z0-9_]+(?:\\.[a-z0-9_-]+)*";
-
-const whole = (source: string): RegExp => new RegExp(`^(?:${source})$`);
 
 /** A user's name: 1–64 letters, digits, `.`, `_` or `-`, starting with a letter or digit. */
 export const USER_NAME = whole(USER);

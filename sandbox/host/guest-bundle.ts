@@ -58,6 +58,15 @@ function refuseWarnings(what: string, warnings: readonly { text: string }[]): vo
   if (warnings.length > 0) throw new Error(`guest bundle (${what}): ${warnings.map((w) => w.text).join("; ")}`);
 }
 
+/**
+ * Refuses a built bundle that would build a namespace object in every context (`import * as x`,
+ * then `x` used as a value): what the generated entry and `import * as I` are there to avoid.
+ */
+export function refuseNamespaceObjects(bundle: string): string {
+  if (bundle.includes("__export(")) throw new Error("guest bundle: a guest module is used as a namespace object (import * as x, then x used as a value)");
+  return bundle;
+}
+
 export function guestBundle(): string {
   if (built !== undefined) return built;
   const result = buildSync({
@@ -75,9 +84,6 @@ export function guestBundle(): string {
     minifyWhitespace: true,
   });
   refuseWarnings("bundle", result.warnings);
-  const text = result.outputFiles[0]!.text;
-  // Namespace objects are what the bundle is built to avoid in every context (see sandbox/guest/bundle.ts).
-  if (text.includes("__export(")) throw new Error("guest bundle: a guest module is used as a namespace object (import * as x, then x used as a value)");
-  built = text;
+  built = refuseNamespaceObjects(result.outputFiles[0]!.text);
   return built;
 }

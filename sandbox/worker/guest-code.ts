@@ -50,13 +50,13 @@ export function loadGuestCode(bundle: string): GuestCode {
     const context = scratch.createContextSync();
     installBindings(context, () => "", () => "");
     script.runSync(context);
-    // Each module's exports arrive as an array, in the order this JSON text names them (guest/bundle.ts).
-    const names = JSON.parse(context.evalSync(`${HANDOFF}.exportNames`) as string) as Record<string, string[]>;
-    // Each array must hold a value for every name, in order, or a wrapper would export undefined.
-    const misaligned = context.evalSync(
-      `JSON.stringify(Object.entries(JSON.parse(${HANDOFF}.exportNames)).filter(([k, v]) => { const a = ${HANDOFF}.modules[k]; return !Array.isArray(a) || a.length !== v.length || a.some((x) => x === undefined); }).map(([k]) => k))`,
-    ) as string;
-    if (misaligned !== "[]") throw new Error(`guest bundle: the exports of ${misaligned} do not match their names`);
+    // Each module's exports arrive as an array, in the order the JSON text `exportNames` names them
+    // (guest/bundle.ts); every name needs a value there, or its wrapper would export undefined.
+    const { names, types } = JSON.parse(context.evalSync(
+      `JSON.stringify({ names: JSON.parse(${HANDOFF}.exportNames), types: Object.fromEntries(Object.entries(${HANDOFF}.modules).map(([k, a]) => [k, Array.isArray(a) ? a.map((x) => typeof x) : null])) })`,
+    ) as string) as { names: Record<string, string[]>; types: Record<string, string[] | null> };
+    const misaligned = Object.keys(names).filter((k) => types[k]?.length !== names[k]!.length || types[k]!.includes("undefined"));
+    if (misaligned.length > 0) throw new Error(`guest bundle: the exports of ${JSON.stringify(misaligned)} do not match their names`);
     const wrappers = new Map<string, string>();
     for (const [specifier, exports] of Object.entries(names)) {
       const bindings = exports.map((_, index) => `const e${index} = m[${index}];`).join("\n");

@@ -3,7 +3,8 @@
 // tool's linking asks. In this process (isolated-vm loaded here, as the worker does).
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { guestBundle } from "../../sandbox/host/guest-bundle.ts";
+import { buildSync } from "esbuild";
+import { guestBundle, refuseNamespaceObjects } from "../../sandbox/host/guest-bundle.ts";
 import { loadGuestCode, RUN_TOOL_MODULE } from "../../sandbox/worker/guest-code.ts";
 import { prepareContext } from "../../sandbox/worker/fresh-context.ts";
 import { createIsolateHomes } from "../../sandbox/worker/isolate-homes.ts";
@@ -91,4 +92,15 @@ test("the guest bundle hands each module's exports over as an array and builds n
   const bundle = guestBundle();
   assert.equal(bundle.includes("__export("), false, "no module namespace object is built per context");
   assert.match(bundle, /handOff\(\{"knot:tool":\[/, "each module's exports are handed over as an array");
+});
+
+test("a bundle that would build a namespace object in every context is refused", () => {
+  const guestDir = new URL("../../sandbox/guest/", import.meta.url).pathname;
+  // What a guest module using `import * as I` as a value compiles to.
+  const namespaced = buildSync({
+    stdin: { contents: 'import * as I from "./intrinsics.ts"; globalThis.table = I;', resolveDir: guestDir, loader: "js" },
+    bundle: true, format: "iife", platform: "neutral", write: false, logLevel: "silent",
+  }).outputFiles[0]!.text;
+  assert.throws(() => refuseNamespaceObjects(namespaced), /used as a namespace object/);
+  assert.equal(refuseNamespaceObjects(guestBundle()), guestBundle());
 });
