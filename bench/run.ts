@@ -4,7 +4,7 @@
  * (today's one isolate per run), this run with "user" (isolate per user), and the goal.
  * BENCH_RUNS, BENCH_CALLS and BENCH_RSS_RUNS size the parts (defaults 200, 600, 10000);
  * BENCH_DURABILITY=full measures the MCP part with an fsync per audit batch. Before the table:
- * bench/audit.ts (an audit row acknowledged through the inbox vs the chain append) and
+ * bench/audit.ts (an audit row acknowledged through the journal vs the chain append) and
  * bench/sandbox-profile.ts per mode (CPU per run in the host and the workers) and
  * bench/context-profile.ts (the CPU of a run's fresh context and of the guest runtime in it).
  */
@@ -39,7 +39,7 @@ for (const mode of MODES) {
   console.log(`worker RSS over ${RSS_RUNS} runs (1 worker, no recycling): ${rssText(rss[mode])}\n`);
 }
 
-// What a call waits for to have its audit row acknowledged (SQLite, "normal"): the inbox against the chain append.
+// What a call waits for to have its audit row acknowledged (SQLite, "normal"): the journal against the chain append.
 for (const line of await runAuditBench(Math.max(500, RUNS * 5))) console.log(line);
 console.log("");
 

@@ -16,7 +16,7 @@ import type { AuditEntryInput, Store } from "../store/store.ts";
 import { assertJsonDepth } from "../validation/json-depth.ts";
 import { auditAround, type AuditAround } from "./audit-around.ts";
 import { boundArgs, clampNullable, clampText } from "./audit-bounds.ts";
-import { createAuditInboxQueue, createAuditQueue, type AuditQueue } from "./audit-queue.ts";
+import { createAuditJournalQueue, createAuditQueue, type AuditQueue } from "./audit-queue.ts";
 import { maskAtPaths, maskPathSteps } from "./mask-paths.ts";
 
 export interface AuditRecord {
@@ -79,7 +79,7 @@ export async function createAuditLog(options: { store: Store; maskKey: string | 
   const mask = (value: unknown) => MASK_PREFIX + createHmac("sha256", key).update(stableText(value)).digest("base64url").slice(0, 22);
   await options.store.prepareAudit?.();
   const enqueue = options.store.enqueueAudit?.bind(options.store);
-  const queue: AuditQueue<unknown> = enqueue ? createAuditInboxQueue(enqueue) : createAuditQueue(options.store);
+  const queue: AuditQueue<unknown> = enqueue ? createAuditJournalQueue(enqueue) : createAuditQueue(options.store);
   const log: AuditLog = {
     mask,
     flushed: () => queue.flushed(),

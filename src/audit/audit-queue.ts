@@ -11,7 +11,7 @@
  * If a batch fails, its rows are retried one by one so one bad row cannot lose the others.
  *
  * Two writers: the chain itself (`createAuditQueue`: each row resolves with its seq and hash),
- * or, where the store has one, its audit inbox (`createAuditInboxQueue`, SQLite: a commit of one
+ * or, where the store has one, its audit inbox (`createAuditJournalQueue`, SQLite: a commit of one
  * small page per batch; the rows join the chain a few ms later, see store/sqlite/audit-inbox.ts).
  */
 import type { AuditEntry, AuditEntryInput, Store } from "../store/store.ts";
@@ -40,7 +40,7 @@ export function createAuditQueue(store: Pick<Store, "appendAudit" | "appendAudit
 }
 
 /** Commits to the store's audit inbox: each row resolves once it is as durable as an append. */
-export function createAuditInboxQueue(enqueue: NonNullable<Store["enqueueAudit"]>, maxBatch = MAX_BATCH): AuditQueue<void> {
+export function createAuditJournalQueue(enqueue: NonNullable<Store["enqueueAudit"]>, maxBatch = MAX_BATCH): AuditQueue<void> {
   return createBatchQueue(async (entries) => {
     await enqueue(entries);
     return entries.map(() => undefined);

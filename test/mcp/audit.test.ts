@@ -81,11 +81,15 @@ describe("MCP audit log", () => {
     assert.match(key!.apiKey!, /^masked:/);
     assert.match(invalid!.email!, /^masked:/, "masked on refused calls too");
     assert.match(hidden!.password!, /^masked:/);
+    // The audit journals beside the database, where rows wait before the chain (closing deletes them).
+    const journalFolder = db() + "-audit";
+    const journaled = fs.readdirSync(journalFolder).map((name) => fs.readFileSync(`${journalFolder}/${name}`, "latin1")).join("");
+    assert.match(journaled, /masked:/, "the journal holds the rows as the chain will");
     // Closed, so that everything written is in the files read below.
     closed = true;
     await client.close();
     await t.close();
-    const stored = ["", "-wal"].map((suffix) => (fs.existsSync(db() + suffix) ? fs.readFileSync(db() + suffix).toString("latin1") : "")).join("");
+    const stored = journaled + ["", "-wal"].map((suffix) => (fs.existsSync(db() + suffix) ? fs.readFileSync(db() + suffix).toString("latin1") : "")).join("");
     for (const raw of ["hunter2", "other-password", "sk-live-123", "alice@example.com"]) assert.ok(!stored.includes(raw), `${raw} is not in the database`);
   });
 

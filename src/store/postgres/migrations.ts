@@ -284,4 +284,11 @@ export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
       ALTER TABLE user_tools ALTER COLUMN sink_events TYPE json USING sink_events::text::json;
     `,
   },
+  {
+    version: 11,
+    name: "audit journals: how far each has moved into the chain",
+    // SQLite only (its audit journal files, src/store/sqlite/audit-journal.ts). The version is
+    // kept so both schemas count alike.
+    sql: "SELECT 1;",
+  },
 ]);

@@ -1,27 +1,35 @@
 /**
  * The SQLite audit writer thread (see audit-writer.ts): its own connection to the database file,
- * appending each batch it is sent in one transaction and answering the rows once committed, and
- * running the WAL checkpoints the server's own connection leaves to it (see sqlite-store.ts).
+ * appending each batch it is sent in one transaction and answering the rows once committed,
+ * moving audit journals into the chain (audit-journal.ts), and running the WAL checkpoints the
+ * server's own connection leaves to it (see sqlite-store.ts).
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type { AuditEntryInput } from "../store.ts";
 import { createAuditMethods } from "./audit.ts";
+import { moveJournal, retireJournal } from "./audit-journal-move.ts";
 import { openDatabase, type Durability } from "./sqlite-driver.ts";
 
 const { location, durability } = workerData as { location: string; durability: Durability };
 const db = openDatabase(location, durability);
 const audit = createAuditMethods({ db, now: () => new Date().toISOString() });
 
-parentPort!.on("message", (message: { id: number; entries?: AuditEntryInput[]; close?: true; checkpoint?: true }) => {
-  if (message.checkpoint) {
-    try {
-      db.exec("PRAGMA wal_checkpoint(PASSIVE)");
-      parentPort!.postMessage({ id: message.id, rows: [] });
-    } catch (error) {
-      parentPort!.postMessage({ id: message.id, error: { code: null, message: String((error as Error)?.message ?? error) } });
-    }
-    return;
+const failure = (error: unknown) => ({ code: (error as { code?: unknown }).code ?? null, message: String((error as Error)?.message ?? error) });
+
+/** Runs synchronous work of the thread's own and answers its end (or its error). */
+function answer(id: number, work: () => void): void {
+  try {
+    work();
+    parentPort!.postMessage({ id, rows: [] });
+  } catch (error) {
+    parentPort!.postMessage({ id, error: failure(error) });
   }
+}
+
+parentPort!.on("message", (message: { id: number; entries?: AuditEntryInput[]; close?: true; checkpoint?: true; moveJournal?: string; retireJournal?: string }) => {
+  if (message.checkpoint) return answer(message.id, () => db.exec("PRAGMA wal_checkpoint(PASSIVE)"));
+  if (message.moveJournal) return answer(message.id, () => moveJournal(db, audit, message.moveJournal!));
+  if (message.retireJournal) return answer(message.id, () => retireJournal(db, audit, message.retireJournal!));
   if (message.close) {
     db.close();
     parentPort!.postMessage({ id: message.id, closed: true });
@@ -29,6 +37,6 @@ parentPort!.on("message", (message: { id: number; entries?: AuditEntryInput[]; c
   }
   audit.appendAuditBatch(message.entries ?? []).then(
     (rows) => parentPort!.postMessage({ id: message.id, rows }),
-    (error: unknown) => parentPort!.postMessage({ id: message.id, error: { code: (error as { code?: unknown }).code ?? null, message: String((error as Error)?.message ?? error) } }),
+    (error: unknown) => parentPort!.postMessage({ id: message.id, error: failure(error) }),
   );
 });

@@ -13,6 +13,10 @@ import type { Durability } from "./sqlite-driver.ts";
 
 export interface AuditWriterThread {
   appendBatch(entries: readonly AuditEntryInput[]): Promise<AuditEntry[]>;
+  /** Moves an audit journal's whole lines into the chain (audit-journal-move.ts). */
+  moveJournal(file: string): Promise<void>;
+  /** Moves the rest of a journal nobody writes any more, then deletes it. */
+  retireJournal(file: string): Promise<void>;
   /** Copies the WAL into the database file (PASSIVE: never waits for, nor blocks, other connections). */
   checkpoint(): Promise<void>;
   /** Waits for batches in flight, then stops the thread. */
@@ -64,6 +68,12 @@ export function createAuditWriterThread(location: string, durability: Durability
 
   return {
     appendBatch: (entries) => send({ entries }),
+    moveJournal: async (file) => {
+      await send({ moveJournal: file });
+    },
+    retireJournal: async (file) => {
+      await send({ retireJournal: file });
+    },
     checkpoint: async () => {
       await send({ checkpoint: true });
     },

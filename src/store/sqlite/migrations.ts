@@ -255,4 +255,16 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
     // written. The version is kept so both schemas count alike.
     sql: "SELECT 1;",
   },
+  {
+    version: 11,
+    name: "audit journals: how far each has moved into the chain",
+    // A journal file's name (in the folder beside the database) and the bytes of it that are in the
+    // chain; advanced in the chain append's own transaction, so a row moves exactly once (audit-journal-move.ts).
+    sql: `
+      CREATE TABLE audit_journal (
+        file TEXT PRIMARY KEY,
+        moved INTEGER NOT NULL CHECK (moved >= 0)
+      ) STRICT;
+    `,
+  },
 ]);

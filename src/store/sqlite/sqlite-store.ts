@@ -2,7 +2,8 @@
 import type { AuditEntryInput, Store } from "../store.ts";
 import { createSqlStore } from "../sql/sql-store.ts";
 import { createAuditMethods } from "./audit.ts";
-import { createAuditInbox } from "./audit-inbox.ts";
+import { moveInboxLeftovers } from "./audit-inbox.ts";
+import { createAuditJournal, moveJournals, recoverJournals } from "./audit-journal.ts";
 import { createAuditWriterThread, type AuditWriterThread } from "./audit-writer.ts";
 import { migrate } from "./migrate.ts";
 import { createSqliteClient } from "./sqlite-client.ts";
@@ -38,19 +39,24 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
   }
   // With "full", an audit commit waits for an fsync (ms on a busy disk): file databases commit
   // audit batches on a thread of their own (audit-writer.ts) so the event loop never waits for one.
-  // With "normal" an audit commit is a write into the OS page cache (tens of µs, no fsync): the
-  // batch is committed in place, which saves two thread hops that cost more than the commit.
+  // With "normal" a call's row is acknowledged once written to the audit journal (one write into
+  // the OS page cache, audit-journal.ts), and the thread moves the journal into the chain.
   const durability = options.durability ?? "full";
   const thread = db.location === MEMORY ? null : createAuditWriterThread(db.location, durability);
   const auditWriter = durability === "normal" ? null : thread;
   // An automatic checkpoint runs on the connection whose commit crossed the WAL threshold and
   // fsyncs twice (measured: 10–40 ms every few hundred audit commits on a busy disk, on the event
-  // loop). With "normal" audit commits are on this connection, so checkpoints move to the thread.
+  // loop). With "normal" the event loop's writes are few, so checkpoints move to the thread.
   const checkpoints = durability === "normal" && thread ? startCheckpoints(db, thread) : null;
   // Appends on this connection wait for the client's open transaction: they must not join it.
   const audit = createAuditMethods({ db, now });
-  // Rows a killed process left in the inbox move now; every read of the audit log moves the rest first.
-  const inbox = createAuditInbox(db, client, audit);
+  const onFile = db.location !== MEMORY;
+  const journal = durability === "normal" && thread ? createAuditJournal({ location: db.location, db, client, audit, mover: thread }) : null;
+  /** Every acknowledged row not yet in the chain moves now, on this connection (before a read, a prune or a direct append). */
+  const moveWaiting = () => client.exclusive(() => {
+    moveInboxLeftovers(db, audit);
+    if (onFile) moveJournals(db.location, db, audit);
+  });
   /** Stops what this store started and closes the file (after a failed open, and at close). */
   const release = async () => {
     checkpoints?.stop();
@@ -59,7 +65,9 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     db.close();
   };
   try {
-    await inbox.drain();
+    // Rows a killed process acknowledged move now (its journal then goes); every read moves the rest first.
+    await client.exclusive(() => moveInboxLeftovers(db, audit));
+    if (onFile) await recoverJournals(db.location, db, client, audit);
   } catch (error) {
     await release();
     throw error;
@@ -68,17 +76,17 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
     { client, now },
     {
       appendAudit: async (entry) => {
-        await inbox.drain(); // rows acknowledged earlier come first in the chain
+        await moveWaiting(); // rows acknowledged earlier come first in the chain
         return client.exclusive(() => audit.appendAudit(entry));
       },
       appendAuditBatch: async (entries) => {
-        await inbox.drain();
+        await moveWaiting();
         if (auditWriter) return auditWriter.appendBatch(entries);
         return client.exclusive(() => audit.appendAuditBatch(entries));
       },
-      // Only where appends commit on this connection anyway ("normal", or in memory): with "full"
-      // an acknowledgement waits for an fsync, which the writer thread keeps off the event loop.
-      ...(auditWriter ? {} : { enqueueAudit: (entries: readonly AuditEntryInput[]) => inbox.enqueue(entries) }),
+      // Only with "normal" on a file: with "full" an acknowledgement waits for an fsync, which the
+      // writer thread keeps off the event loop; in memory rows are appended in place.
+      ...(journal ? { enqueueAudit: (entries: readonly AuditEntryInput[]) => journal.enqueue(entries) } : {}),
       async prepareAudit() {
         await thread?.appendBatch([]); // an empty batch: starts the thread and opens its connection
       },
@@ -86,8 +94,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
       // BEGIN IMMEDIATE (the client's transactions) already excludes every other appender.
       lockAuditChain: async () => {},
       async close() {
-        inbox.stop();
-        await inbox.drain().catch(() => {}); // what cannot move now stays for the next store to open the file
+        await journal?.close().catch(() => {}); // what cannot move now stays for the next store to open the file
         await client.exclusive(() => undefined); // lets an open transaction finish first
         await release();
       },
@@ -96,15 +103,15 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<St
   return Object.freeze({
     ...shared,
     queryAudit: async (query) => {
-      await inbox.drain();
+      await moveWaiting();
       return shared.queryAudit(query);
     },
     async *iterateAudit() {
-      await inbox.drain();
+      await moveWaiting();
       yield* shared.iterateAudit();
     },
     pruneAudit: async (olderThan) => {
-      await inbox.drain();
+      await moveWaiting();
       return shared.pruneAudit(olderThan);
     },
   } satisfies Store);
