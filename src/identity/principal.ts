@@ -55,7 +55,19 @@ export function mayWrite(principal: Principal): boolean {
   return scopeAllowsWrite(principal.scopes);
 }
 
+/** The user data of each deep-frozen principal (the authenticator's cached ones serve every request of a token). */
+const userDataOf = new WeakMap<Principal, UserData>();
+
 export function toUserData(principal: Principal): UserData {
+  // Only an object nobody can change may be answered from memory; any other is read afresh.
+  const frozen = Object.isFrozen(principal) && Object.isFrozen(principal.user) && Object.isFrozen(principal.granted) && Object.isFrozen(principal.groups) && (principal.scopes === null || (Object.isFrozen(principal.scopes) && Object.isFrozen(principal.scopes.permissions)));
+  if (!frozen) return readUserData(principal);
+  let data = userDataOf.get(principal);
+  if (data === undefined) userDataOf.set(principal, (data = readUserData(principal)));
+  return data;
+}
+
+function readUserData(principal: Principal): UserData {
   const permissions = principal.granted.filter((id) => scopeAllows(principal.scopes, id));
   return Object.freeze({
     id: principal.user.id,
