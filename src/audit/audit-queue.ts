@@ -11,10 +11,22 @@
  * If a batch fails, its rows are retried one by one so one bad row cannot lose the others.
  *
  * Two writers: the chain itself (`createAuditQueue`: each row resolves with its seq and hash),
- * or, where the store has one, its audit inbox (`createAuditJournalQueue`, SQLite: a commit of one
- * small page per batch; the rows join the chain a few ms later, see store/sqlite/audit-inbox.ts).
+ * or, where the store has one, its audit journal (`createAuditJournalQueue`, SQLite: one write of
+ * the batch's lines; the rows join the chain on the writer thread, see store/sqlite/audit-journal.ts).
  */
 import type { AuditEntry, AuditEntryInput, Store } from "../store/store.ts";
+
+/**
+ * A batch written only in part (a full disk part-way through an audit journal write): the first
+ * `done` rows are as durable as a commit and resolve; the rest are tried again one by one.
+ */
+export class PartialBatchError extends Error {
+  readonly done: number;
+  constructor(done: number, cause: unknown) {
+    super(`only ${done} rows of the batch were written`, { cause });
+    this.done = done;
+  }
+}
 
 /** Rows per transaction: ~20 µs each to hash and insert, so a full batch is a few ms. */
 export const MAX_BATCH = 64;
@@ -39,7 +51,7 @@ export function createAuditQueue(store: Pick<Store, "appendAudit" | "appendAudit
   return createBatchQueue((entries) => store.appendAuditBatch(entries), (entry) => store.appendAudit(entry), maxBatch);
 }
 
-/** Commits to the store's audit inbox: each row resolves once it is as durable as an append. */
+/** Writes to the store's audit journal: each row resolves once it is as durable as an append. */
 export function createAuditJournalQueue(enqueue: NonNullable<Store["enqueueAudit"]>, maxBatch = MAX_BATCH): AuditQueue<void> {
   return createBatchQueue(async (entries) => {
     await enqueue(entries);
@@ -59,9 +71,11 @@ function createBatchQueue<R>(
     try {
       const rows = await writeBatch(batch.map((w) => w.entry));
       batch.forEach((w, index) => w.resolve(rows[index]!));
-    } catch {
-      // One bad row must not cost the others theirs: retry each on its own.
-      for (const w of batch) await writeOne(w.entry).then(w.resolve, w.reject);
+    } catch (error) {
+      // Rows written before a failure part-way are durable; one bad row must not cost the others theirs: retry each on its own.
+      const done = error instanceof PartialBatchError ? error.done : 0;
+      for (const w of batch.slice(0, done)) w.resolve(undefined as R);
+      for (const w of batch.slice(done)) await writeOne(w.entry).then(w.resolve, w.reject);
     }
   }
 

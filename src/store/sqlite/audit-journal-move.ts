@@ -11,6 +11,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { AUDIT_COLUMNS, AUDIT_VALUE_COUNT, type StoredAuditEntry } from "../audit-row.ts";
+import { KnotError } from "../../errors.ts";
 import { toAuditEntryInput } from "../sql/records.ts";
 import { jsonDepth } from "../../validation/json-depth.ts";
 import type { AuditMethods } from "./audit.ts";
@@ -92,13 +93,16 @@ function storedRow(line: string, file: string, offset: number): StoredAuditEntry
   return { entry: toAuditEntryInput(row), argsJson: String(row.args) };
 }
 
-/** Whole lines of `file` from byte `from`, at most `maxRows`, and the offset just past the last one. */
-function readLines(file: string, from: number, maxRows: number): { lines: { text: string; offset: number }[]; end: number } {
+/**
+ * Whole lines of `file` from byte `from`, at most `maxRows` and about READ_BYTES of them, the
+ * offset just past the last one, and the file's size (bytes beyond `end` may hold more lines).
+ */
+function readLines(file: string, from: number, maxRows: number): { lines: { text: string; offset: number }[]; end: number; size: number } {
   let fd: number;
   try {
     fd = fs.openSync(file, "r");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { lines: [], end: from };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { lines: [], end: from, size: from };
     throw error;
   }
   try {
@@ -106,7 +110,7 @@ function readLines(file: string, from: number, maxRows: number): { lines: { text
     let want = READ_BYTES;
     for (;;) {
       const length = Math.min(want, size - from);
-      if (length <= 0) return { lines: [], end: from };
+      if (length <= 0) return { lines: [], end: from, size };
       const buffer = Buffer.allocUnsafe(length);
       const read = fs.readSync(fd, buffer, 0, length, from);
       const lines: { text: string; offset: number }[] = [];
@@ -122,41 +126,64 @@ function readLines(file: string, from: number, maxRows: number): { lines: { text
         want *= 2;
         continue;
       }
-      return { lines, end: from + start };
+      return { lines, end: from + start, size };
     }
   } finally {
     fs.closeSync(fd);
   }
 }
 
+/** How far `file` has moved (its offset in the database; 0 before its first move). */
+function movedOf(db: Db, name: string): number {
+  return Number(db.get("SELECT moved FROM audit_journal WHERE file = ?", name)?.moved ?? 0);
+}
+
+/** The size of `file`, 0 when it is gone. */
+function sizeOf(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return 0;
+    throw error;
+  }
+}
+
 /**
- * Moves up to JOURNAL_MOVE_ROWS whole lines of `file` into the chain in one transaction; whether
- * the file may hold more whole lines. Synchronous; `db` must not be inside a transaction of its own.
+ * Moves the next whole lines of `file` (at most JOURNAL_MOVE_ROWS, about READ_BYTES) into the
+ * chain in one transaction; whether it moved some and the file holds bytes beyond them. A file
+ * with nothing past its offset costs one read and a stat, no write lock (a reader's drain must not
+ * wait for another writer when there is nothing to move). Synchronous; `db` must not be inside a
+ * transaction of its own.
  */
 export function moveJournalBatch(db: Db, audit: Pick<AuditMethods, "appendTaken">, file: string): boolean {
   const name = path.basename(file);
+  if (sizeOf(file) <= movedOf(db, name)) return false;
+  let more = false;
   let end = 0;
   let taken = 0;
   audit.appendTaken(() => {
-    const from = Number(db.get("SELECT moved FROM audit_journal WHERE file = ?", name)?.moved ?? 0);
-    const read = readLines(file, from, JOURNAL_MOVE_ROWS);
+    const read = readLines(file, movedOf(db, name), JOURNAL_MOVE_ROWS);
     end = read.end;
     taken = read.lines.length;
+    more = taken > 0 && read.end < read.size;
     return read.lines.map((line) => storedRow(line.text, file, line.offset));
   }, () => {
     if (taken > 0) db.run("INSERT INTO audit_journal (file, moved) VALUES (?, ?) ON CONFLICT (file) DO UPDATE SET moved = excluded.moved", name, end);
   });
-  return taken === JOURNAL_MOVE_ROWS;
+  return more;
 }
 
-/** Moves every whole line of `file`. */
+/** Moves every whole line of `file` (a half line at its end stays: it was never acknowledged). */
 export function moveJournal(db: Db, audit: Pick<AuditMethods, "appendTaken">, file: string): void {
   while (moveJournalBatch(db, audit, file));
 }
 
-/** Deletes a journal none will write again once all of it has moved, then forgets its offset. */
+/** Deletes a journal none will write again once all of its whole lines have moved, then forgets its offset. */
 export function retireJournal(db: Db, audit: Pick<AuditMethods, "appendTaken">, file: string): void {
   moveJournal(db, audit, file);
+  if (readLines(file, movedOf(db, path.basename(file)), 1).lines.length > 0) {
+    throw new KnotError("INTERNAL", `the audit journal ${path.basename(file)} still holds rows after its move; it is kept`);
+  }
   // The file goes first: a crash between the two leaves an offset without a file (forgotten at the
   // next open), never a file without its offset (which would move its rows again).
   fs.rmSync(file, { force: true });

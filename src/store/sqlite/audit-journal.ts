@@ -12,13 +12,17 @@
  * offset is kept in the database and advanced in the chain append's transaction, so a row enters
  * the chain exactly once whoever moves it (audit-journal-move.ts); every read, prune or direct
  * append of the audit log moves every journal in the folder first, so no reader misses an
- * acknowledged row; a journal a killed process left is moved, then deleted, by the next store that
- * opens the file. Rows of one process enter the chain in the order they were acknowledged.
+ * acknowledged row; a journal a killed process left is moved, then deleted, by a later store that
+ * opens the file once the journal has been idle for OWNER_GONE_MS (its owner touches it every
+ * HEARTBEAT_MS; a process id alone cannot tell, across containers or after a restart). Journals are
+ * named in creation order and moved in that order, so one process's rows enter the chain in the
+ * order they were acknowledged.
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { KnotError } from "../../errors.ts";
+import { PartialBatchError } from "../../audit/audit-queue.ts";
 import { auditColumnValues } from "../audit-row.ts";
 import type { AuditEntryInput } from "../store.ts";
 import { normalize, type AuditMethods } from "./audit.ts";
@@ -32,7 +36,15 @@ export const JOURNAL_MOVE_DELAY_MS = 1_000;
 const ROTATE_BYTES = 8 * 1024 * 1024;
 /** After a failed move (the thread gone, the file busy past the timeout): nothing is lost meanwhile. */
 const RETRY_MS = 1_000;
+/** A live journal's owner touches it this often, written to or not. */
+const HEARTBEAT_MS = 5_000;
+/** A journal of another process untouched this long is nobody's: it is moved and deleted. */
+export const OWNER_GONE_MS = 60_000;
 const SUFFIX = ".jsonl";
+
+/** The journals this process writes (or has not yet deleted): a file of this process id not here is a previous process's. */
+const ownJournals = new Set<string>();
+let created = 0;
 
 /** The thread that moves journals off the event loop (audit-writer.ts). */
 export interface JournalMover {
@@ -41,70 +53,116 @@ export interface JournalMover {
 }
 
 export interface AuditJournal {
-  /** Writes the rows to this process's journal; resolved once they are as durable as a commit. */
+  /**
+   * Writes the rows to this process's journal; resolved once they are as durable as a commit. A
+   * failed write rejects with a PartialBatchError saying how many of the rows were written whole.
+   */
   enqueue(entries: readonly AuditEntryInput[]): Promise<void>;
-  /** Moves what is left of this store's journal and deletes it. */
+  /** Moves what is left of this store's journals and deletes them. */
   close(): Promise<void>;
 }
 
-/** Whether the process `pid` (from a journal's name) has ended: its journal is then nobody's. */
-function ownerEnded(file: string): boolean {
-  const pid = Number(path.basename(file).split("-")[0]);
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+/** Whether nobody writes `file` any more: this process's past one, or another's idle past OWNER_GONE_MS. */
+function ownerGone(file: string, now = Date.now()): boolean {
+  const pid = Number(path.basename(file).split("-")[1]);
+  if (pid === process.pid) return !ownJournals.has(file);
   try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
+    return now - fs.statSync(file).mtimeMs > OWNER_GONE_MS;
+  } catch {
+    return false; // gone already, or not ours to judge
   }
 }
 
-export function createAuditJournal(options: { location: string; db: Db; client: SqliteClient; audit: AuditMethods; mover: JournalMover; rotateBytes?: number }): AuditJournal {
+/** A journal name that sorts in creation order: time, process, a counter, and randomness against collisions. */
+function journalName(): string {
+  created += 1;
+  return `${String(Date.now()).padStart(15, "0")}-${process.pid}-${String(created).padStart(9, "0")}-${randomBytes(4).toString("hex")}${SUFFIX}`;
+}
+
+export interface JournalOptions {
+  readonly location: string;
+  readonly db: Db;
+  readonly client: SqliteClient;
+  readonly audit: AuditMethods;
+  readonly mover: JournalMover;
+  readonly rotateBytes?: number;
+  /** The file write (tests give one that fails part-way, as a full disk does). */
+  readonly writeSync?: (fd: number, buffer: Buffer, offset: number) => number;
+}
+
+export function createAuditJournal(options: JournalOptions): AuditJournal {
   const { db, client, audit, mover } = options;
   const rotateBytes = options.rotateBytes ?? ROTATE_BYTES;
+  const writeSync = options.writeSync ?? ((fd: number, buffer: Buffer, offset: number) => fs.writeSync(fd, buffer, offset));
   const folder = journalFolder(options.location);
-  let current: { file: string; fd: number; bytes: number } | null = null;
+  let current: { file: string; fd: number; bytes: number; checkedAt: number } | null = null;
+  /** Journals no longer written (rotated, or after a failed write), oldest first: retired before the current one moves. */
+  const retiring: string[] = [];
   /** Rows written since the last move started. */
   let waiting = 0;
   let timer: NodeJS.Timeout | null = null;
   let moving: Promise<void> | null = null;
   let closed = false;
 
-  function open(): { file: string; fd: number; bytes: number } {
-    if (current) return current;
+  const heartbeat = setInterval(() => {
+    if (!current) return;
+    try {
+      const now = new Date();
+      fs.futimesSync(current.fd, now, now);
+    } catch {
+      // the next write finds out what is wrong
+    }
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+
+  function open(): { file: string; fd: number; bytes: number; checkedAt: number } {
+    if (current) {
+      // A process stopped longer than OWNER_GONE_MS may find its journal taken away: rows must not go to a deleted file.
+      const now = Date.now();
+      if (now - current.checkedAt < HEARTBEAT_MS) return current;
+      current.checkedAt = now;
+      if (fs.fstatSync(current.fd).nlink > 0) return current;
+      stopWriting();
+    }
     fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const file = path.join(folder, `${process.pid}-${randomBytes(6).toString("hex")}${SUFFIX}`);
-    current = { file, fd: fs.openSync(file, "ax", 0o600), bytes: 0 };
+    const file = path.join(folder, journalName());
+    ownJournals.add(file);
+    current = { file, fd: fs.openSync(file, "ax", 0o600), bytes: 0, checkedAt: Date.now() };
     return current;
   }
 
-  function write(text: string): void {
-    const journal = open();
-    const buffer = Buffer.from(text, "utf8");
-    try {
-      // A write to a file may be short; the rest follows at once (only this process writes here).
-      for (let done = 0; done < buffer.length;) done += fs.writeSync(journal.fd, buffer, done);
-    } catch (error) {
-      // A full disk after part of the lines: cut them off, or the next row would join a half line.
-      try {
-        fs.ftruncateSync(journal.fd, journal.bytes);
-      } catch {
-        // Retired as it is (its half line was never acknowledged); the next row starts another.
-        current = null;
-        fs.close(journal.fd, () => void mover.retireJournal(journal.file).catch(() => {}));
-      }
-      throw error;
-    }
-    journal.bytes += buffer.length;
-  }
-
-  /** The current journal, once large, is closed; the thread retires it and the next row opens another. */
-  function rotate(): void {
-    if (!current || current.bytes < rotateBytes) return;
+  /** The current journal is written no more: it waits to be retired before any later one moves. */
+  function stopWriting(): void {
+    if (!current) return;
     const { file, fd } = current;
     current = null;
-    fs.closeSync(fd);
-    void mover.retireJournal(file).catch(() => {}); // else moved and deleted by a later drain or open
+    retiring.push(file);
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // closed or not, nothing more is written to it
+    }
+  }
+
+  /**
+   * One write of the rows' lines. A write that fails part-way leaves the whole lines before it
+   * acknowledged (a mover may already have taken them) and at most one half line, which is never
+   * a row: the file is written no more, so nothing is appended after the half line.
+   */
+  function write(lines: readonly string[]): void {
+    const journal = open();
+    const buffer = Buffer.from(lines.join(""), "utf8");
+    let done = 0;
+    try {
+      while (done < buffer.length) done += writeSync(journal.fd, buffer, done);
+    } catch (error) {
+      journal.bytes += done;
+      stopWriting();
+      let whole = 0;
+      for (let bytes = 0; whole < lines.length && bytes + Buffer.byteLength(lines[whole]!) <= done; whole += 1) bytes += Buffer.byteLength(lines[whole]!);
+      throw new PartialBatchError(whole, error);
+    }
+    journal.bytes += buffer.length;
   }
 
   function schedule(delayMs: number): void {
@@ -115,15 +173,25 @@ export function createAuditJournal(options: { location: string; db: Db; client: 
     timer.unref(); // a store never closed leaves its journal for the next one that opens the file
   }
 
+  /** On the thread: the journals written no more (oldest first), then the current one; a failure stops there, so order holds. */
+  async function moveOnThread(): Promise<void> {
+    while (retiring.length > 0) {
+      await mover.retireJournal(retiring[0]!);
+      ownJournals.delete(retiring.shift()!);
+    }
+    if (current) await mover.moveJournal(current.file);
+    if (current && current.bytes >= rotateBytes) stopWriting();
+    if (retiring.length > 0) waiting = Math.max(waiting, 1); // the next move retires it
+  }
+
   function startMove(): void {
     timer = null;
-    if (closed || !current || waiting === 0) return;
+    if (closed || waiting === 0) return;
     const taken = waiting;
     waiting = 0;
-    moving = mover.moveJournal(current.file).then(
+    moving = moveOnThread().then(
       () => {
         moving = null;
-        rotate();
         if (waiting > 0) schedule(waiting >= JOURNAL_MOVE_ROWS ? 0 : JOURNAL_MOVE_DELAY_MS);
       },
       () => {
@@ -145,40 +213,56 @@ export function createAuditJournal(options: { location: string; db: Db; client: 
         if (problem) throw new KnotError("BAD_REQUEST", `an audit row the chain would refuse: ${problem}`);
         return journalLine(values);
       });
-      write(lines.join(""));
-      waiting += lines.length;
-      schedule(waiting >= JOURNAL_MOVE_ROWS ? 0 : JOURNAL_MOVE_DELAY_MS);
+      try {
+        write(lines);
+      } finally {
+        waiting += lines.length;
+        schedule(waiting >= JOURNAL_MOVE_ROWS ? 0 : JOURNAL_MOVE_DELAY_MS);
+      }
     },
     async close() {
       closed = true;
+      clearInterval(heartbeat);
       if (timer) clearTimeout(timer);
       timer = null;
       await moving;
-      if (!current) return;
-      const { file, fd } = current;
-      current = null;
-      fs.closeSync(fd);
-      await client.exclusive(() => retireJournal(db, audit, file));
+      stopWriting();
+      // On this connection, oldest first; what cannot move now stays for the next store to open the file.
+      await client.exclusive(() => {
+        while (retiring.length > 0) {
+          retireJournal(db, audit, retiring[0]!);
+          ownJournals.delete(retiring.shift()!);
+        }
+      });
     },
   };
 }
 
+/** Runs `work` on each journal in `folder`, oldest first; a file that cannot be read (not one of ours) does not stop the others. */
+function eachJournal(folder: string, work: (file: string) => void): void {
+  for (const file of journalFiles(folder)) {
+    try {
+      work(file);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "EACCES" && code !== "EISDIR" && code !== "EPERM") throw error;
+    }
+  }
+}
+
 /** Moves every whole line of every journal in the folder into the chain, on `db` (before a read, a prune or a direct append). Synchronous. */
 export function moveJournals(location: string, db: Db, audit: Pick<AuditMethods, "appendTaken">): void {
-  for (const file of journalFiles(journalFolder(location))) moveJournal(db, audit, file);
+  eachJournal(journalFolder(location), (file) => moveJournal(db, audit, file));
 }
 
 /**
- * At open: moves every journal in the folder, deletes those whose process has ended, and forgets
+ * At open: moves every journal in the folder, deletes those nobody writes any more, and forgets
  * the offsets of journals that are gone. What cannot move now stays for the next reader or store.
  */
 export async function recoverJournals(location: string, db: Db, client: SqliteClient, audit: AuditMethods): Promise<void> {
   const folder = journalFolder(location);
   await client.exclusive(() => {
-    for (const file of journalFiles(folder)) {
-      if (ownerEnded(file)) retireJournal(db, audit, file);
-      else moveJournal(db, audit, file);
-    }
+    eachJournal(folder, (file) => (ownerGone(file) ? retireJournal(db, audit, file) : moveJournal(db, audit, file)));
     // The folder is listed inside the write transaction: no journal can get its first offset meanwhile.
     db.untracked(() => db.transaction(() => {
       const present = new Set(journalFiles(folder).map((file) => path.basename(file)));
@@ -189,7 +273,7 @@ export async function recoverJournals(location: string, db: Db, client: SqliteCl
   });
 }
 
-/** The journals in `folder`, oldest name first (none when the folder does not exist yet). */
+/** The journals in `folder`, oldest first by name (none when the folder does not exist yet). */
 function journalFiles(folder: string): string[] {
   try {
     return fs.readdirSync(folder).filter((name) => name.endsWith(SUFFIX)).sort().map((name) => path.join(folder, name));

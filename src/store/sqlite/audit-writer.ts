@@ -33,7 +33,9 @@ export function createAuditWriterThread(location: string, durability: Durability
   let nextId = 1;
   const pending = new Map<number, Pending>();
 
-  function fail(error: unknown) {
+  /** The thread failed or stopped: what waits on it fails (only if it is still the current thread: an old one's exit must not fail its successor's work). */
+  function fail(thread: Worker, error: unknown) {
+    if (worker !== thread) return;
     for (const waiting of pending.values()) waiting.reject(error);
     pending.clear();
     worker = null;
@@ -50,8 +52,8 @@ export function createAuditWriterThread(location: string, durability: Durability
       else waiting.resolve((message.rows ?? []).map((row) => deepFreeze(row)));
       if (pending.size === 0) thread.unref(); // idle: do not keep the process alive
     });
-    thread.on("error", fail);
-    thread.on("exit", () => fail(new KnotError("INTERNAL", "the audit writer thread stopped")));
+    thread.on("error", (error) => fail(thread, error));
+    thread.on("exit", () => fail(thread, new KnotError("INTERNAL", "the audit writer thread stopped")));
     worker = thread;
     return thread;
   }
