@@ -26,7 +26,7 @@ export const CONFIG_KEYS = {
   host: key.string("server.host", "127.0.0.1", "address to listen on"),
   port: key.number("server.port", 7700, "port to listen on (0 picks a free one)", { min: 0, max: 65_535 }),
   database: key.path("server.database", "./data/knot-tools.db", "SQLite file (relative to the config file), or a `postgres://` URL"),
-  durability: key.oneOf("server.durability", ["full", "normal"], "normal", "SQLite audit rows: `normal` commits them without an fsync (a row survives SIGKILL at once, power loss from the next synced commit or write-back on); `full` fsyncs them too (~1–5 ms more per call). Store writes (tokens, grants, tools) are always fsynced; docs/security-services.md §4.16"),
+  durability: key.oneOf("server.durability", ["full", "normal"], "normal", "SQLite audit rows: `normal` writes them to the audit journal and commits them without an fsync (a row survives SIGKILL at once, power loss from the next synced commit or write-back on); `full` fsyncs them too (~1–5 ms more per call). Store writes (tokens, grants, tools) are always fsynced; docs/security-services.md §4.16"),
   pluginsDir: shownDefault(key.path("server.plugins_dir", "", "the plugins folder"), "`serve`: `./plugins`, else the bundled examples"),
   maxBodyBytes: key.number("server.max_body_bytes", 1_048_576, "largest request body, in bytes (413 past it)", AT_LEAST_ONE),
   http: {

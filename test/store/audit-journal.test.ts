@@ -164,17 +164,45 @@ test("rows a SIGKILLed process acknowledged are moved by the next store to open 
   }
 });
 
-test("a journal of this process id that this process does not write (a previous process's, the id reused) is moved and deleted at open", async () => {
+test("another process's journal touched lately is moved but kept (its writer may be live, whatever its pid); idle past OWNER_GONE_MS it goes", async () => {
   const path = join(tempDir(), "knot.db");
   await (await openAt(path)).close();
-  const name = `000000000000001-${process.pid}-000000001-0badf00d.jsonl`;
+  // Named as another process names its journals; two containers may both run as pid 1, so no pid decides.
+  const file = join(journalFolder(path), "000000000000001-0123456789ab-000000001.jsonl");
   fs.mkdirSync(journalFolder(path), { recursive: true });
-  fs.writeFileSync(join(journalFolder(path), name), journalLine(auditColumnValues(normalize(entry("before-restart")))));
+  fs.writeFileSync(file, journalLine(auditColumnValues(normalize(entry("live-elsewhere")))));
   const store = await openAt(path);
   try {
-    assert.deepEqual(journals(path), [], "not kept forever for sharing the process id");
-    assert.deepEqual((await store.queryAudit({})).map((row) => row.tool), ["before-restart"]);
+    assert.deepEqual(journals(path), [file], "a journal touched lately is kept");
+    fs.appendFileSync(file, journalLine(auditColumnValues(normalize(entry("still-writing")))));
+    assert.deepEqual((await store.queryAudit({})).map((row) => row.tool).reverse(), ["live-elsewhere", "still-writing"], "its writer's later rows move too");
   } finally {
+    await store.close();
+  }
+  const idle = new Date(Date.now() - OWNER_GONE_MS - 1_000);
+  fs.utimesSync(file, idle, idle);
+  await (await openAt(path)).close();
+  assert.deepEqual(journals(path), []);
+  assert.equal(count(path, "audit"), 2);
+});
+
+test("a journal ending in a half line (a writer killed mid-line) costs a read no write lock", async () => {
+  const path = join(tempDir(), "knot.db");
+  await (await openAt(path)).close();
+  fs.mkdirSync(journalFolder(path), { recursive: true });
+  const line = journalLine(auditColumnValues(normalize(entry("whole"))));
+  fs.writeFileSync(join(journalFolder(path), "000000000000001-0123456789ab-000000001.jsonl"), `${line}${line.slice(0, 30)}`);
+  const store = await openAt(path);
+  const other = new DatabaseSync(path);
+  try {
+    assert.deepEqual((await store.queryAudit({})).map((row) => row.tool), ["whole"]);
+    other.exec("BEGIN IMMEDIATE");
+    const started = performance.now();
+    assert.equal((await store.queryAudit({})).length, 1);
+    assert.ok(performance.now() - started < 1_000, "the read waited for the write lock over a half line");
+  } finally {
+    if (other.isTransaction) other.exec("ROLLBACK");
+    other.close();
     await store.close();
   }
 });

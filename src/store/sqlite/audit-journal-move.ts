@@ -11,7 +11,6 @@
 import fs from "node:fs";
 import path from "node:path";
 import { AUDIT_COLUMNS, AUDIT_VALUE_COUNT, type StoredAuditEntry } from "../audit-row.ts";
-import { KnotError } from "../../errors.ts";
 import { toAuditEntryInput } from "../sql/records.ts";
 import { jsonDepth } from "../../validation/json-depth.ts";
 import type { AuditMethods } from "./audit.ts";
@@ -138,26 +137,40 @@ function movedOf(db: Db, name: string): number {
   return Number(db.get("SELECT moved FROM audit_journal WHERE file = ?", name)?.moved ?? 0);
 }
 
-/** The size of `file`, 0 when it is gone. */
-function sizeOf(file: string): number {
+/** Whether `file` holds a whole line past byte `from`: read, no lock (a half line at its end is no line). */
+function holdsLineAfter(file: string, from: number): boolean {
+  let fd: number;
   try {
-    return fs.statSync(file).size;
+    fd = fs.openSync(file, "r");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return 0;
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
     throw error;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    const chunk = Buffer.allocUnsafe(64 * 1024);
+    for (let at = from; at < size;) {
+      const read = fs.readSync(fd, chunk, 0, Math.min(chunk.length, size - at), at);
+      if (read <= 0) return false;
+      if (chunk.subarray(0, read).includes(NEWLINE)) return true;
+      at += read;
+    }
+    return false;
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
 /**
  * Moves the next whole lines of `file` (at most JOURNAL_MOVE_ROWS, about READ_BYTES) into the
  * chain in one transaction; whether it moved some and the file holds bytes beyond them. A file
- * with nothing past its offset costs one read and a stat, no write lock (a reader's drain must not
+ * with no whole line past its offset costs reads only, no write lock (a reader's drain must not
  * wait for another writer when there is nothing to move). Synchronous; `db` must not be inside a
  * transaction of its own.
  */
 export function moveJournalBatch(db: Db, audit: Pick<AuditMethods, "appendTaken">, file: string): boolean {
   const name = path.basename(file);
-  if (sizeOf(file) <= movedOf(db, name)) return false;
+  if (!holdsLineAfter(file, movedOf(db, name))) return false;
   let more = false;
   let end = 0;
   let taken = 0;
@@ -178,14 +191,16 @@ export function moveJournal(db: Db, audit: Pick<AuditMethods, "appendTaken">, fi
   while (moveJournalBatch(db, audit, file));
 }
 
-/** Deletes a journal none will write again once all of its whole lines have moved, then forgets its offset. */
-export function retireJournal(db: Db, audit: Pick<AuditMethods, "appendTaken">, file: string): void {
+/**
+ * Deletes a journal none will write again once all of its whole lines have moved, then forgets its
+ * offset; false (the file kept) when whole lines are still there after the move (someone writes it after all).
+ */
+export function retireJournal(db: Db, audit: Pick<AuditMethods, "appendTaken">, file: string): boolean {
   moveJournal(db, audit, file);
-  if (readLines(file, movedOf(db, path.basename(file)), 1).lines.length > 0) {
-    throw new KnotError("INTERNAL", `the audit journal ${path.basename(file)} still holds rows after its move; it is kept`);
-  }
+  if (holdsLineAfter(file, movedOf(db, path.basename(file)))) return false;
   // The file goes first: a crash between the two leaves an offset without a file (forgotten at the
   // next open), never a file without its offset (which would move its rows again).
   fs.rmSync(file, { force: true });
   db.untracked(() => db.run("DELETE FROM audit_journal WHERE file = ?", path.basename(file)));
+  return true;
 }

@@ -42,9 +42,12 @@ const HEARTBEAT_MS = 5_000;
 export const OWNER_GONE_MS = 60_000;
 const SUFFIX = ".jsonl";
 
-/** The journals this process writes (or has not yet deleted): a file of this process id not here is a previous process's. */
+/** The journals this process writes (or has not yet deleted): a file of this process's id not here is an earlier store's of this process. */
 const ownJournals = new Set<string>();
+/** This process's id in journal names: random, because two containers may both run as pid 1. */
+const PROCESS_ID = randomBytes(6).toString("hex");
 let created = 0;
+let lastStamp = 0;
 
 /** The thread that moves journals off the event loop (audit-writer.ts). */
 export interface JournalMover {
@@ -62,10 +65,9 @@ export interface AuditJournal {
   close(): Promise<void>;
 }
 
-/** Whether nobody writes `file` any more: this process's past one, or another's idle past OWNER_GONE_MS. */
+/** Whether nobody writes `file` any more: an earlier one of this process, or another process's idle past OWNER_GONE_MS. */
 function ownerGone(file: string, now = Date.now()): boolean {
-  const pid = Number(path.basename(file).split("-")[1]);
-  if (pid === process.pid) return !ownJournals.has(file);
+  if (path.basename(file).split("-")[1] === PROCESS_ID) return !ownJournals.has(file);
   try {
     return now - fs.statSync(file).mtimeMs > OWNER_GONE_MS;
   } catch {
@@ -73,10 +75,14 @@ function ownerGone(file: string, now = Date.now()): boolean {
   }
 }
 
-/** A journal name that sorts in creation order: time, process, a counter, and randomness against collisions. */
+/**
+ * A journal name that sorts in creation order: a time that never goes back within this process
+ * (the clock may step back), this process's id, and a counter.
+ */
 function journalName(): string {
+  lastStamp = Math.max(Date.now(), lastStamp + 1);
   created += 1;
-  return `${String(Date.now()).padStart(15, "0")}-${process.pid}-${String(created).padStart(9, "0")}-${randomBytes(4).toString("hex")}${SUFFIX}`;
+  return `${String(lastStamp).padStart(15, "0")}-${PROCESS_ID}-${String(created).padStart(9, "0")}${SUFFIX}`;
 }
 
 export interface JournalOptions {
@@ -176,7 +182,7 @@ export function createAuditJournal(options: JournalOptions): AuditJournal {
   /** On the thread: the journals written no more (oldest first), then the current one; a failure stops there, so order holds. */
   async function moveOnThread(): Promise<void> {
     while (retiring.length > 0) {
-      await mover.retireJournal(retiring[0]!);
+      await mover.retireJournal(retiring[0]!); // rejects when whole lines were left: tried again, in order
       ownJournals.delete(retiring.shift()!);
     }
     if (current) await mover.moveJournal(current.file);
@@ -229,10 +235,7 @@ export function createAuditJournal(options: JournalOptions): AuditJournal {
       stopWriting();
       // On this connection, oldest first; what cannot move now stays for the next store to open the file.
       await client.exclusive(() => {
-        while (retiring.length > 0) {
-          retireJournal(db, audit, retiring[0]!);
-          ownJournals.delete(retiring.shift()!);
-        }
+        while (retiring.length > 0 && retireJournal(db, audit, retiring[0]!)) ownJournals.delete(retiring.shift()!);
       });
     },
   };
@@ -262,7 +265,8 @@ export function moveJournals(location: string, db: Db, audit: Pick<AuditMethods,
 export async function recoverJournals(location: string, db: Db, client: SqliteClient, audit: AuditMethods): Promise<void> {
   const folder = journalFolder(location);
   await client.exclusive(() => {
-    eachJournal(folder, (file) => (ownerGone(file) ? retireJournal(db, audit, file) : moveJournal(db, audit, file)));
+    // A journal still written to after all (its owner misjudged) is kept, its rows moved.
+    eachJournal(folder, (file) => (ownerGone(file) ? void retireJournal(db, audit, file) : moveJournal(db, audit, file)));
     // The folder is listed inside the write transaction: no journal can get its first offset meanwhile.
     db.untracked(() => db.transaction(() => {
       const present = new Set(journalFiles(folder).map((file) => path.basename(file)));

@@ -29,7 +29,11 @@ function answer(id: number, work: () => void): void {
 parentPort!.on("message", (message: { id: number; entries?: AuditEntryInput[]; close?: true; checkpoint?: true; moveJournal?: string; retireJournal?: string }) => {
   if (message.checkpoint) return answer(message.id, () => db.exec("PRAGMA wal_checkpoint(PASSIVE)"));
   if (message.moveJournal) return answer(message.id, () => moveJournal(db, audit, message.moveJournal!));
-  if (message.retireJournal) return answer(message.id, () => retireJournal(db, audit, message.retireJournal!));
+  if (message.retireJournal) {
+    return answer(message.id, () => {
+      if (!retireJournal(db, audit, message.retireJournal!)) throw new Error("the journal still holds rows after its move; it is kept");
+    });
+  }
   if (message.close) {
     db.close();
     parentPort!.postMessage({ id: message.id, closed: true });
