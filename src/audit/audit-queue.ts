@@ -14,19 +14,8 @@
  * or, where the store has one, its audit journal (`createAuditJournalQueue`, SQLite: one write of
  * the batch's lines; the rows join the chain on the writer thread, see store/sqlite/audit-journal.ts).
  */
+import { PartialBatchError } from "../store/partial-batch.ts";
 import type { AuditEntry, AuditEntryInput, Store } from "../store/store.ts";
-
-/**
- * A batch written only in part (a full disk part-way through an audit journal write): the first
- * `done` rows are as durable as a commit and resolve; the rest are tried again one by one.
- */
-export class PartialBatchError extends Error {
-  readonly done: number;
-  constructor(done: number, cause: unknown) {
-    super(`only ${done} rows of the batch were written`, { cause });
-    this.done = done;
-  }
-}
 
 /** Rows per transaction: ~20 µs each to hash and insert, so a full batch is a few ms. */
 export const MAX_BATCH = 64;

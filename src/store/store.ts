@@ -274,10 +274,11 @@ export interface Store {
   /** Appends rows in order in one transaction (one commit): all of them, or none when it throws. */
   appendAuditBatch(entries: readonly AuditEntryInput[]): Promise<AuditEntry[]>;
   /**
-   * Accepts rows for the audit log without waiting for the chain: resolves once they are committed
+   * Accepts rows for the audit log without waiting for the chain: resolves once they are written
    * (as durable as an append) and they join the chain, in order, soon after; every audit read,
-   * prune and append of the store sees them first. SQLite with appends on its own connection
-   * (sqlite/audit-inbox.ts); where absent, callers append.
+   * prune and append of the store sees them first. A write that fails part-way rejects with a
+   * PartialBatchError (partial-batch.ts) naming how many rows are durable. SQLite with
+   * `durability = "normal"` on a file (sqlite/audit-journal.ts); where absent, callers append.
    */
   enqueueAudit?(entries: readonly AuditEntryInput[]): Promise<void>;
   /**

@@ -92,22 +92,29 @@ function storedRow(line: string, file: string, offset: number): StoredAuditEntry
   return { entry: toAuditEntryInput(row), argsJson: String(row.args) };
 }
 
+/** Runs `work` on `file` opened for reading, closing it after; `whenGone` when there is no such file. */
+function withFile<T>(file: string, whenGone: T, work: (fd: number, size: number) => T): T {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return whenGone;
+    throw error;
+  }
+  try {
+    return work(fd, fs.fstatSync(fd).size);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /**
  * Whole lines of `file` from byte `from`, at most `maxRows` and about READ_BYTES of them, the
  * offset just past the last one, and the file's size (bytes beyond `end` may hold more lines).
  */
 function readLines(file: string, from: number, maxRows: number): { lines: { text: string; offset: number }[]; end: number; size: number } {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, "r");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { lines: [], end: from, size: from };
-    throw error;
-  }
-  try {
-    const size = fs.fstatSync(fd).size;
-    let want = READ_BYTES;
-    for (;;) {
+  return withFile(file, { lines: [], end: from, size: from }, (fd, size) => {
+    for (let want = READ_BYTES; ; want *= 2) {
       const length = Math.min(want, size - from);
       if (length <= 0) return { lines: [], end: from, size };
       const buffer = Buffer.allocUnsafe(length);
@@ -121,15 +128,10 @@ function readLines(file: string, from: number, maxRows: number): { lines: { text
         start = newline + 1;
       }
       // No whole line in the look, but more of the file beyond it: one long line; look wider.
-      if (lines.length === 0 && read === length && from + length < size) {
-        want *= 2;
-        continue;
-      }
+      if (lines.length === 0 && read === length && from + length < size) continue;
       return { lines, end: from + start, size };
     }
-  } finally {
-    fs.closeSync(fd);
-  }
+  });
 }
 
 /** How far `file` has moved (its offset in the database; 0 before its first move). */
@@ -139,15 +141,7 @@ function movedOf(db: Db, name: string): number {
 
 /** Whether `file` holds a whole line past byte `from`: read, no lock (a half line at its end is no line). */
 function holdsLineAfter(file: string, from: number): boolean {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, "r");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-    throw error;
-  }
-  try {
-    const size = fs.fstatSync(fd).size;
+  return withFile(file, false, (fd, size) => {
     const chunk = Buffer.allocUnsafe(64 * 1024);
     for (let at = from; at < size;) {
       const read = fs.readSync(fd, chunk, 0, Math.min(chunk.length, size - at), at);
@@ -156,9 +150,7 @@ function holdsLineAfter(file: string, from: number): boolean {
       at += read;
     }
     return false;
-  } finally {
-    fs.closeSync(fd);
-  }
+  });
 }
 
 /**
