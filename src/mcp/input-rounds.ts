@@ -86,10 +86,12 @@ export function openRound(options: {
   user: string; tool: string; args: unknown; state: unknown; responses: Record<string, unknown> | undefined; capabilities: ClientCapabilities | undefined;
 }): InputRound {
   const answers: Record<string, unknown> = {};
-  const args = argumentsDigest(options.args);
+  // Hashed only when a state comes in or goes out: most calls never ask (~20 µs a call otherwise).
+  let digest: string | undefined;
+  const args = (): string => (digest ??= argumentsDigest(options.args));
   if (options.state !== undefined) {
     const state = options.state as Partial<SealedRound>;
-    if (!isObject(state) || state.user !== options.user || state.tool !== options.tool || state.args !== args || !isObject(state.answers) || !Array.isArray(state.pending)) {
+    if (!isObject(state) || state.user !== options.user || state.tool !== options.tool || state.args !== args() || !isObject(state.answers) || !Array.isArray(state.pending)) {
       throw new ProtocolError(ErrorCode.InvalidParams, "Invalid or expired requestState", { code: "INVALID_REQUEST_STATE" });
     }
     Object.assign(answers, state.answers);
@@ -101,7 +103,9 @@ export function openRound(options: {
   const capabilities = options.capabilities ?? {};
   return {
     answers,
-    args,
+    get args() {
+      return args();
+    },
     supports: (capability) => isObject((capabilities as Record<string, unknown>)[capability]),
     nextKey(prefix) {
       const n = (counters.get(prefix) ?? 0) + 1;
