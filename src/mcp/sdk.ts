@@ -7,8 +7,10 @@
  * and its wire types. Everything else in src/mcp imports from here.
  */
 // The low-level Server is marked deprecated in favour of McpServer; we need it for per-user listing.
+import { Server as SdkServer } from "@modelcontextprotocol/server";
+
 export {
-  Server, ProtocolError as SdkProtocolError, ProtocolErrorCode as ErrorCode, createMcpHandler, isLegacyRequest, inputRequired,
+  ProtocolError as SdkProtocolError, ProtocolErrorCode as ErrorCode, createMcpHandler, isLegacyRequest, inputRequired,
   createRequestStateCodec, LOG_LEVEL_META_KEY,
 } from "@modelcontextprotocol/server";
 export { serveStdio } from "@modelcontextprotocol/server/stdio";
@@ -17,3 +19,22 @@ export type {
   AuthInfo, CallToolResult, ClientCapabilities, ContentBlock as McpContentBlock, InputRequiredResult, LoggingLevel,
   McpHttpHandler as SdkHttpHandler, ServerContext, Tool as McpTool, Transport, JSONRPCMessage,
 } from "@modelcontextprotocol/server";
+
+/**
+ * The SDK's low-level Server. Its transport-close hook (run for every 2026-07-28 request, whose
+ * transport closes as soon as the result is settled, before the response is written) makes a
+ * "Connection closed" SdkError for handlers still waiting; in a completed call none is, and the
+ * error's stack capture cost ~50 µs of every call. It is made without a stack: whoever does get it
+ * (a call cut off by its client) learns as much from its code and message.
+ */
+export class Server extends SdkServer {
+  protected override _onclose(): void {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super._onclose();
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
+}
