@@ -6,7 +6,8 @@
  */
 import type { Logger } from "../log.ts";
 import type { ModernHandler } from "./http-handler.ts";
-import { createMcpHandler, toNodeHandler, type SdkHttpHandler, type Server } from "./sdk.ts";
+import { toParsedBodyNodeHandler } from "./node-adapter.ts";
+import { createMcpHandler, type SdkHttpHandler, type Server } from "./sdk.ts";
 
 export interface ModernHandlers {
   of(userId: string): ModernHandler;
@@ -23,7 +24,7 @@ export function createModernHandlers(newServer: () => Server, maxBodyBytes: numb
       let entry = byUser.get(userId);
       if (!entry) {
         const sdk = createMcpHandler(() => newServer(), { legacy: "reject", onerror, maxRequestBodySize: maxBodyBytes });
-        entry = { sdk, node: toNodeHandler(sdk, { onerror, maxRequestBodySize: maxBodyBytes }) as ModernHandler };
+        entry = { sdk, node: toParsedBodyNodeHandler(sdk, onerror) };
         byUser.set(userId, entry);
       }
       return entry.node;

@@ -14,7 +14,7 @@ export {
   createRequestStateCodec, LOG_LEVEL_META_KEY,
 } from "@modelcontextprotocol/server";
 export { serveStdio } from "@modelcontextprotocol/server/stdio";
-export { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport, toNodeHandler, toWebRequest } from "@modelcontextprotocol/node";
+export { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport, toWebRequest } from "@modelcontextprotocol/node";
 export type {
   AuthInfo, CallToolResult, ClientCapabilities, ContentBlock as McpContentBlock, InputRequiredResult, LoggingLevel,
   McpHttpHandler as SdkHttpHandler, ServerContext, Tool as McpTool, Transport, JSONRPCMessage,

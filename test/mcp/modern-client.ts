@@ -32,7 +32,7 @@ export async function modernCall(url: string, token: string, method: string, par
       "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}`,
       "mcp-protocol-version": MODERN, "mcp-method": method, ...name, ...options.headers,
     },
-    body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta } }),
+    body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: { ...(params._meta as object | undefined), ..._meta } } }),
   });
   const text = await res.text();
   const messages = text.trimStart().startsWith("{")

@@ -1,0 +1,100 @@
+/**
+ * The 2026-07-28 handler (`createMcpHandler`, a web-standard `fetch`) on node:http, for a body
+ * the route has already read and parsed. It does what the SDK's `toNodeHandler` does, minus the
+ * work a parsed body makes pointless, which was a good part of every stateless call (issue 13):
+ * the request goes in without its body (the SDK classifies and serves from `parsedBody` and never
+ * reads it; re-serialising and re-encoding the JSON cost each call), and a JSON answer goes out as
+ * one write with its length instead of a chunked stream. Streamed answers (`text/event-stream`:
+ * progress, subscriptions) are still copied chunk by chunk, with backpressure. A client that goes
+ * away aborts the request's signal, so the SDK stops serving it.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AuthInfo, SdkHttpHandler } from "./sdk.ts";
+
+export type NodeMcpHandler = (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, parsedBody: unknown) => Promise<void>;
+
+export function toParsedBodyNodeHandler(handler: SdkHttpHandler, onerror: (error: Error) => void): NodeMcpHandler {
+  return async (req, res, parsedBody) => {
+    let finished = false;
+    const abort = new AbortController();
+    res.on("close", () => {
+      if (!finished) abort.abort();
+    });
+    if (res.destroyed) abort.abort();
+    let response: Response;
+    try {
+      response = await handler.fetch(bodylessRequest(req, abort.signal), {
+        ...(req.auth !== undefined ? { authInfo: req.auth } : {}),
+        ...(parsedBody !== undefined ? { parsedBody } : {}),
+      });
+    } catch (error) {
+      try {
+        onerror(error instanceof Error ? error : new Error(String(error)));
+      } catch {
+        // an observer's failure changes nothing for the caller
+      }
+      response = Response.json({ jsonrpc: "2.0", error: { code: -32603, message: "Internal server error" }, id: echoableId(parsedBody) }, { status: 500 });
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of response.headers) headers[name] = value;
+    if (response.body === null) {
+      finished = true;
+      res.writeHead(response.status, headers);
+      res.end();
+      return;
+    }
+    if (!(headers["content-type"] ?? "").startsWith("text/event-stream")) {
+      const bytes = Buffer.from(await response.arrayBuffer());
+      delete headers["transfer-encoding"];
+      headers["content-length"] = String(bytes.byteLength);
+      finished = true;
+      res.writeHead(response.status, headers);
+      res.end(bytes);
+      return;
+    }
+    res.writeHead(response.status, headers);
+    await copyStream(response.body, res, abort.signal);
+    finished = true;
+    res.end();
+  };
+}
+
+/** The Node request as a web `Request` without a body: the SDK reads the parsed one. */
+function bodylessRequest(req: IncomingMessage, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(":") || name === "content-length" || name === "transfer-encoding" || name === "content-encoding") continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  const host = req.headers.host ?? "localhost";
+  return new Request(`http://${host}${req.url ?? "/"}`, { method: (req.method ?? "GET").toUpperCase(), headers, signal });
+}
+
+/** Copies a streamed answer, waiting for `drain` when the socket is full; stops when the client has gone. */
+async function copyStream(body: ReadableStream<Uint8Array>, res: ServerResponse, signal: AbortSignal): Promise<void> {
+  let drained: (() => void) | undefined;
+  const onDrain = () => {
+    drained?.();
+    drained = undefined;
+  };
+  res.on("drain", onDrain);
+  const gone = new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+  try {
+    for await (const chunk of body) {
+      if (signal.aborted) break;
+      if (!res.write(chunk)) await Promise.race([new Promise<void>((resolve) => (drained = resolve)), gone]);
+    }
+  } catch {
+    // the stream failed or was cancelled: end what was sent
+  } finally {
+    res.off("drain", onDrain);
+  }
+}
+
+function echoableId(body: unknown): string | number | null {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return null;
+  const { method, id } = body as { method?: unknown; id?: unknown };
+  if (typeof method !== "string") return null;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
