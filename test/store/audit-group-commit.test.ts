@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { test } from "node:test";
 import fc from "fast-check";
-import { createAuditQueue, MAX_BATCH } from "../../src/audit/audit-queue.ts";
+import { createAuditJournalQueue, createAuditQueue, MAX_BATCH } from "../../src/audit/audit-queue.ts";
 import { canonicalJson, verifyAuditChain } from "../../src/store/audit-hash.ts";
 import type { AuditEntryInput, Store } from "../../src/store/store.ts";
 import { forEachStore } from "./helpers.ts";
@@ -43,6 +43,40 @@ test("canonicalJson of a value nested 200,000 deep does not overflow", () => {
   const text = canonicalJson(value);
   assert.equal(text.length, 400_001);
   assert.ok(text.startsWith("[[[") && text.endsWith("]]]"));
+});
+
+test("a row that comes alone is written at once; rows that come several to a turn are batched, then alone again", async () => {
+  const writes: number[] = [];
+  const queue = createAuditJournalQueue(async (entries) => void writes.push(entries.length));
+  const microtasks = async (n: number) => {
+    for (let i = 0; i < n; i += 1) await new Promise<void>((resolve) => queueMicrotask(resolve));
+  };
+  const lone = queue.append(entry("lone"));
+  await microtasks(3);
+  assert.deepEqual(writes, [1], "written within the task that appended it, before the event loop turns");
+  await lone;
+  // Twenty appends from twenty timer callbacks of one turn (separate tasks): after the second, they wait for the turn.
+  writes.length = 0;
+  await Promise.all(await new Promise<Promise<void>[]>((resolve) => {
+    const appends: Promise<void>[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      setTimeout(() => {
+        appends.push(queue.append(entry(`burst-${i}`)));
+        if (i === 19) resolve(appends);
+      }, 0);
+    }
+  }));
+  assert.equal(writes.reduce((a, b) => a + b, 0), 20);
+  assert.ok(writes.length <= 3, `the burst was batched: ${JSON.stringify(writes)}`);
+  // A lone row after the burst is written at once again (the burst's batches ended with one row at most).
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  await queue.append(entry("after")); // a drain that finds one row turns batching off
+  await queue.flushed();
+  writes.length = 0;
+  const later = queue.append(entry("later"));
+  await microtasks(3);
+  assert.deepEqual(writes, [1]);
+  await later;
 });
 
 /** Event-loop delay while `work` runs (1 ms resolution), in ms. */
