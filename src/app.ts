@@ -42,6 +42,7 @@ import { consentRoutes } from "./oauth/consent-routes.ts";
 import { createOAuthService } from "./oauth/oauth-service.ts";
 import type { Services } from "./services.ts";
 import { openStore } from "./store/index.ts";
+import { currentRequestScope } from "./http/request-scope.ts";
 import { createQuotas } from "./tools/quotas.ts";
 import { createToolRunner } from "./tools/tool-runner.ts";
 import { createUserToolsCatalog } from "./tools/user-tools.ts";
@@ -84,7 +85,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   const metrics = createMetrics();
   const runs = createPendingWork();
   const auditWrites = createPendingWork();
-  const store = await openStore({ path: config.database, durability: config.durability });
+  const store = await openStore({ path: config.database, durability: config.durability, markScope: currentRequestScope });
   const registry = await loadPlugins({ root: config.pluginsDir, runtimeVersion: RUNTIME_VERSION, pluginConfig: config.plugins, logger });
   for (const warning of registry.warnings) logger.warn(warning);
   for (const failure of registry.failed) logger.warn("plugin failed to load", { plugin: failure.name, reason: failure.reason });

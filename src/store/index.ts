@@ -16,6 +16,8 @@ export interface StoreOptions {
   readonly path: string;
   /** SQLite commit durability: "full" (default here, fsync per commit) or "normal" (audit rows without an fsync; see sqlite-driver.ts). */
   readonly durability?: "full" | "normal";
+  /** SQLite: the request being served, if any (see sqlite-driver.ts: data_version read once per request and turn). */
+  readonly markScope?: () => object | undefined;
 }
 
 /**
@@ -29,5 +31,5 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const { createPostgresStore } = await import("./postgres/postgres-store.ts");
     return createPostgresStore({ url: options.path });
   }
-  return createSqliteStore({ path: options.path, ...(options.durability ? { durability: options.durability } : {}) });
+  return createSqliteStore({ path: options.path, ...(options.durability ? { durability: options.durability } : {}), ...(options.markScope ? { markScope: options.markScope } : {}) });
 }

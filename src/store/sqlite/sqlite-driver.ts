@@ -73,7 +73,10 @@ const BUSY_TIMEOUT_MS = 5000;
 export type Durability = "full" | "normal";
 
 /** Opens (creating if missing, with its parent folder) the database at `path`. */
-export function openDatabase(path: string, durability: Durability = "full"): Db {
+/** The unit of work (a request) within which `changeMark` may reuse what it read; undefined outside one. */
+export type MarkScope = () => object | undefined;
+
+export function openDatabase(path: string, durability: Durability = "full", markScope?: MarkScope): Db {
   const location = path === MEMORY ? MEMORY : resolve(path);
   if (location !== MEMORY) mkdirSync(dirname(location), { recursive: true });
   const database = new DatabaseSync(location, { defensive: true, enableForeignKeyConstraints: true, timeout: BUSY_TIMEOUT_MS });
@@ -86,13 +89,13 @@ export function openDatabase(path: string, durability: Durability = "full"): Db 
     database.close();
     throw error;
   }
-  return wrap(database, location, durability);
+  return wrap(database, location, durability, markScope);
 }
 
 /** Whether a statement may write: anything but a plain read (a false "yes" only empties caches early). */
 const mayWrite = (sql: string) => !/^\s*(SELECT|PRAGMA\s+data_version)\b/i.test(sql);
 
-function wrap(database: DatabaseSync, location: string, durability: Durability): Db {
+function wrap(database: DatabaseSync, location: string, durability: Durability, markScope: MarkScope | undefined): Db {
   const statements = new Map<string, StatementSync>();
   /** Whether a prepared statement returns rows (columns() is asked once per statement). */
   const returnsRows = new WeakMap<StatementSync, boolean>();
@@ -108,6 +111,26 @@ function wrap(database: DatabaseSync, location: string, durability: Durability):
     allWrites += 1;
     if (!untracked) writes += 1;
   };
+
+  // Reading data_version opens a read transaction (two fcntl calls on the -shm file, ~20 µs of a
+  // call in a running server), and one request asks two to four times. Within one request (the
+  // `markScope` it runs in) and one turn of the event loop it is read once: every request still
+  // reads it afresh, and this connection's writes move `writes` at once. Inside a transaction it is
+  // always read afresh: there it decides whether what was read before the write lock still holds.
+  let version: { value: string; scope: object } | undefined;
+  const forgetVersion = (): void => {
+    version = undefined;
+  };
+  const readVersion = (): string => String(statement("PRAGMA data_version").get()?.data_version);
+  function dataVersion(): string {
+    const scope = markScope?.();
+    if (scope === undefined || database.isTransaction) return readVersion();
+    if (version?.scope !== scope) {
+      if (version === undefined) setImmediate(forgetVersion);
+      version = { value: readVersion(), scope };
+    }
+    return version.value;
+  }
 
   function untrackedWork<T>(work: () => T): T {
     untracked = true;
@@ -181,7 +204,7 @@ function wrap(database: DatabaseSync, location: string, durability: Durability):
     // Inside an open transaction the writes join it, and count as that transaction's do.
     untracked: <T>(work: () => T): T => (database.isTransaction ? work() : untrackedWork(work)),
     writeCount: () => allWrites,
-    changeMark: () => `${String(statement("PRAGMA data_version").get()?.data_version)}:${writes}`,
+    changeMark: () => `${dataVersion()}:${writes}`,
     close() {
       if (!open) return;
       open = false;

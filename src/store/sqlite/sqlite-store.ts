@@ -7,13 +7,15 @@ import { createAuditJournal, moveJournals, recoverJournals } from "./audit-journ
 import { createAuditWriterThread, type AuditWriterThread } from "./audit-writer.ts";
 import { migrate } from "./migrate.ts";
 import { createSqliteClient } from "./sqlite-client.ts";
-import { MEMORY, openDatabase, type Db, type Durability } from "./sqlite-driver.ts";
+import { MEMORY, openDatabase, type Db, type Durability, type MarkScope } from "./sqlite-driver.ts";
 
 export interface SqliteStoreOptions {
   /** A file path (its folder is created if missing) or ":memory:". */
   readonly path: string;
   /** Commit durability (see sqlite-driver.ts); default "full". */
   readonly durability?: Durability;
+  /** The request being served, if any: `changeMark` reads data_version once per request and turn (sqlite-driver.ts). */
+  readonly markScope?: MarkScope;
   /** The clock for created/updated/revoked times; defaults to the system clock. */
   readonly now?: () => Date;
 }
@@ -27,7 +29,7 @@ export interface SqliteStoreOptions {
 export async function createSqliteStore(options: SqliteStoreOptions): Promise<Store> {
   const clock = options.now ?? (() => new Date());
   const now = () => clock().toISOString();
-  const db = openDatabase(options.path, options.durability);
+  const db = openDatabase(options.path, options.durability, options.markScope);
   const client = createSqliteClient(db);
   try {
     // In its turn: another store of this process on the file may be inside a transaction.
