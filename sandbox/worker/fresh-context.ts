@@ -1,13 +1,16 @@
 /**
  * Why: a run gets a context that nothing has run in before: fresh globals and intrinsics, the guest
- * runtime evaluated (guest-code.ts), the worker's bindings pointing at nothing yet, no run data
- * inside. To hide its start cost the worker prepares one ahead of time. When a run takes it,
- * `begin` points the bindings at that run and hands the guest the run's data. A prepared context
+ * runtime evaluated (guest-code.ts), the run's entry module compiled (not linked: the tool is not
+ * known yet), the worker's bindings pointing at nothing yet, no run data inside. To hide its start
+ * cost the worker prepares one ahead of time. When a run takes it, `begin` points the bindings at
+ * that run and hands the guest the run's data. A prepared context
  * serves one run: afterwards it is released (its isolate may serve the same user's next run, see
  * isolate-homes.ts) or disposed with its isolate.
  */
-import { forgetIsolate, installBindings, instantiateGuest, type GuestCode, type GuestInstance } from "./guest-code.ts";
-import { createIsolate, type Context, type Isolate } from "./ivm.ts";
+import { forgetIsolate, installBindings, instantiateGuest, releaseAll, type GuestCode, type GuestInstance } from "./guest-code.ts";
+import { createIsolate, type Context, type Isolate, type Module } from "./ivm.ts";
+
+const ENTRY_SOURCE = 'import * as tool from "knot-internal:tool";\nimport { runTool } from "knot-internal:run-tool";\nrunTool(tool);\n';
 
 export interface BindingFunctions {
   emit(kind: unknown, payload: unknown): string;
@@ -18,6 +21,8 @@ export interface FreshContext {
   readonly isolate: Isolate;
   readonly context: Context;
   readonly guest: GuestInstance;
+  /** The run's entry module (imports the tool and the runner, calls runTool), compiled, not yet linked. */
+  readonly entry: Module;
   /** Points the bindings at the run and gives the guest the run's data (JSON). */
   begin(bindings: BindingFunctions, jobJson: string): void;
   /** Lets go of the context (and every reference into it); the isolate stays. */
@@ -53,12 +58,20 @@ export function prepareContext(isolate: Isolate, code: GuestCode, expected?: Rea
   try {
     installBindings(context, (kind, payload) => bindings.emit(kind, payload), (request) => bindings.call(request));
     const guest = instantiateGuest(isolate, context, code, expected);
+    let entry: Module;
+    try {
+      entry = isolate.compileModuleSync(ENTRY_SOURCE, { filename: "knot:internal/entry" });
+    } catch (error) {
+      guest.release();
+      throw error;
+    }
     let begun = false;
     let released = false;
     return {
       isolate,
       context,
       guest,
+      entry,
       begin(runBindings, jobJson) {
         if (begun) throw new Error("a prepared context serves one run only");
         begun = true;
@@ -73,6 +86,7 @@ export function prepareContext(isolate: Isolate, code: GuestCode, expected?: Rea
         // Callbacks still held by the context's leftovers reach nothing any more.
         bindings = detached;
         guest.release();
+        releaseAll([entry]);
         try {
           context.release();
         } catch {

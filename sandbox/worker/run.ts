@@ -18,7 +18,7 @@ import type { ContextLease } from "./isolate-homes.ts";
 import { EMIT_KINDS } from "../guest/bindings.ts";
 import { createGuestBindings } from "./guest-bindings.ts";
 import type { Isolate } from "./ivm.ts";
-import { releaseAll, RUN_TOOL_MODULE } from "./guest-code.ts";
+import { RUN_TOOL_MODULE } from "./guest-code.ts";
 import { createLinker, missingExportError } from "./linker.ts";
 import { performLoopbackCall, type LoopbackRequest } from "./loopback.ts";
 import { clipUtf8, createRunLog } from "./run-log.ts";
@@ -29,7 +29,6 @@ const STUCK_AFTER_MS = 1_000;
 const CLEAN_WAIT_MS = 50;
 /** Outcomes after which the isolate may serve the same user again: nothing was cut short. */
 const CLEAN_CODES: ReadonlySet<string> = new Set(["TOOL_ERROR", "SYNTAX_ERROR", "MODULE_NOT_ALLOWED", "PERMISSION_DENIED", "NOT_ADDRESSABLE", "LOOPBACK_FAILED"]);
-const ENTRY_SOURCE = 'import * as tool from "knot-internal:tool";\nimport { runTool } from "knot-internal:run-tool";\nrunTool(tool);\n';
 
 export interface RunEnvironment {
   takeContext(memoryMb: number): Promise<ContextLease>;
@@ -287,8 +286,8 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
       throw error;
     }
     if (settled) return;
-    const entry = isolate.compileModuleSync(ENTRY_SOURCE, { filename: "knot:internal/entry" });
-    runModules.push(() => releaseAll([entry]));
+    // Compiled with the context, ahead of the run (fresh-context.ts); linked to this run's tool here.
+    const { entry } = fresh;
     const internal = { "knot-internal:tool": toolModule, [RUN_TOOL_MODULE]: guest.module(RUN_TOOL_MODULE) };
     entry.instantiateSync(context, (specifier) => internal[specifier as keyof typeof internal]);
     guest.seal();
