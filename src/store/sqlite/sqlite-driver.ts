@@ -72,11 +72,11 @@ const BUSY_TIMEOUT_MS = 5000;
 /** `full` fsyncs every commit (survives power loss); `normal` every commit but append-only ones (see the header). */
 export type Durability = "full" | "normal";
 
-/** Opens (creating if missing, with its parent folder) the database at `path`. */
 /** The unit of work (a request) within which `changeMark` may reuse what it read; undefined outside one. */
 export type MarkScope = () => object | undefined;
 
-export function openDatabase(path: string, durability: Durability = "full", markScope?: MarkScope): Db {
+/** Opens (creating if missing, with its parent folder) the database at `path`; `clock` ages the change mark's memo (tests set it). */
+export function openDatabase(path: string, durability: Durability = "full", markScope?: MarkScope, clock: () => number = () => performance.now()): Db {
   const location = path === MEMORY ? MEMORY : resolve(path);
   if (location !== MEMORY) mkdirSync(dirname(location), { recursive: true });
   const database = new DatabaseSync(location, { defensive: true, enableForeignKeyConstraints: true, timeout: BUSY_TIMEOUT_MS });
@@ -89,13 +89,16 @@ export function openDatabase(path: string, durability: Durability = "full", mark
     database.close();
     throw error;
   }
-  return wrap(database, location, durability, markScope);
+  return wrap(database, location, durability, markScope, clock);
 }
+
+/** The longest a request's data_version read is reused, whatever the loop does meanwhile. */
+export const VERSION_MEMO_MS = 1;
 
 /** Whether a statement may write: anything but a plain read (a false "yes" only empties caches early). */
 const mayWrite = (sql: string) => !/^\s*(SELECT|PRAGMA\s+data_version)\b/i.test(sql);
 
-function wrap(database: DatabaseSync, location: string, durability: Durability, markScope: MarkScope | undefined): Db {
+function wrap(database: DatabaseSync, location: string, durability: Durability, markScope: MarkScope | undefined, clock: () => number): Db {
   const statements = new Map<string, StatementSync>();
   /** Whether a prepared statement returns rows (columns() is asked once per statement). */
   const returnsRows = new WeakMap<StatementSync, boolean>();
@@ -115,9 +118,12 @@ function wrap(database: DatabaseSync, location: string, durability: Durability, 
   // Reading data_version opens a read transaction (two fcntl calls on the -shm file, ~20 µs of a
   // call in a running server), and one request asks two to four times. Within one request (the
   // `markScope` it runs in) and one turn of the event loop it is read once: every request still
-  // reads it afresh, and this connection's writes move `writes` at once. Inside a transaction it is
-  // always read afresh: there it decides whether what was read before the write lock still holds.
-  let version: { value: string; scope: object } | undefined;
+  // reads it afresh, and this connection's writes move `writes` at once. The memo is forgotten at
+  // the loop's next check phase and, whatever the phase, once it is VERSION_MEMO_MS old (a read in
+  // a check phase would otherwise last into the next iteration's timers and I/O). Inside a
+  // transaction it is always read afresh: there it decides whether what was read before the write
+  // lock still holds.
+  let version: { value: string; scope: object; readAt: number } | undefined;
   const forgetVersion = (): void => {
     version = undefined;
   };
@@ -125,9 +131,10 @@ function wrap(database: DatabaseSync, location: string, durability: Durability, 
   function dataVersion(): string {
     const scope = markScope?.();
     if (scope === undefined || database.isTransaction) return readVersion();
-    if (version?.scope !== scope) {
+    const now = clock();
+    if (version?.scope !== scope || now - version.readAt >= VERSION_MEMO_MS) {
       if (version === undefined) setImmediate(forgetVersion);
-      version = { value: readVersion(), scope };
+      version = { value: readVersion(), scope, readAt: now };
     }
     return version.value;
   }
