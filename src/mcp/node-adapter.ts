@@ -43,7 +43,7 @@ export function toParsedBodyNodeHandler(handler: SdkHttpHandler, onerror: (error
       res.end();
       return;
     }
-    if (!(headers["content-type"] ?? "").startsWith("text/event-stream")) {
+    if (mediaType(headers["content-type"]) !== "text/event-stream") {
       const bytes = Buffer.from(await response.arrayBuffer());
       delete headers["transfer-encoding"];
       headers["content-length"] = String(bytes.byteLength);
@@ -52,11 +52,22 @@ export function toParsedBodyNodeHandler(handler: SdkHttpHandler, onerror: (error
       res.end(bytes);
       return;
     }
-    res.writeHead(response.status, headers);
+    try {
+      res.writeHead(response.status, headers);
+    } catch (error) {
+      // Nobody will read the stream: let the SDK stop what feeds it.
+      await response.body.cancel().catch(() => {});
+      throw error;
+    }
     await copyStream(response.body, res, abort.signal);
     finished = true;
     res.end();
   };
+}
+
+/** A content type's essence ("text/event-stream; charset=utf-8" → "text/event-stream"): media types are case-insensitive. */
+function mediaType(contentType: string | undefined): string {
+  return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
 /** The Node request as a web `Request` without a body: the SDK reads the parsed one. */

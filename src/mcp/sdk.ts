@@ -24,11 +24,28 @@ export type {
  * The SDK's low-level Server. Its transport-close hook (run for every 2026-07-28 request, whose
  * transport closes as soon as the result is settled, before the response is written) makes a
  * "Connection closed" SdkError for handlers still waiting; in a completed call none is, and the
- * error's stack capture cost ~50 µs of every call. It is made without a stack: whoever does get it
- * (a call cut off by its client) learns as much from its code and message.
+ * error's stack capture cost ~50 µs of every call. So when nothing is waiting it is made without a
+ * stack; when something is (a call cut off by its client), the error and whatever the abort
+ * listeners throw keep their stacks.
  */
 export class Server extends SdkServer {
+  /** Request handlers of ours still running (the SDK drops its own bookkeeping only after the reply). */
+  private running = 0;
+
+  protected override _wrapHandler(method: string, handler: Parameters<SdkServer["_wrapHandler"]>[1]): ReturnType<SdkServer["_wrapHandler"]> {
+    const wrapped = super._wrapHandler(method, handler);
+    return async (request, ctx) => {
+      this.running += 1;
+      try {
+        return await wrapped(request, ctx);
+      } finally {
+        this.running -= 1;
+      }
+    };
+  }
+
   protected override _onclose(): void {
+    if (!this.idle()) return super._onclose();
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     try {
@@ -36,5 +53,11 @@ export class Server extends SdkServer {
     } finally {
       Error.stackTraceLimit = limit;
     }
+  }
+
+  /** No handler of ours running and no answer from the client awaited (unknown SDK shape: not idle). */
+  private idle(): boolean {
+    const waiting = (this as unknown as { _responseHandlers?: unknown })._responseHandlers;
+    return this.running === 0 && waiting instanceof Map && waiting.size === 0;
   }
 }
