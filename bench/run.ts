@@ -9,7 +9,7 @@
  * bench/context-profile.ts (the CPU of a run's fresh context and of the guest runtime in it).
  */
 import { DEFAULT_CONFIG } from "../src/config.ts";
-import { formatRows, runMcpBench, type BenchRow } from "./mcp.ts";
+import { formatRows, runMcpBench, type BenchRow, type Revision } from "./mcp.ts";
 import { runSandboxBench, type SandboxNumbers } from "./sandbox.ts";
 import { runRssBench, type RssNumbers } from "./sandbox-rss.ts";
 import { profileContext } from "./context-profile.ts";
@@ -23,6 +23,7 @@ const RSS_RUNS = Number(process.env.BENCH_RSS_RUNS ?? 10_000);
 const DURABILITY = process.env.BENCH_DURABILITY === "full" ? "full" : DEFAULT_CONFIG.durability;
 const MODES = ["never", "user"] as const;
 type Mode = (typeof MODES)[number];
+const REVISIONS: readonly Revision[] = ["2025-11-25", "2026-07-28"];
 
 const sandbox = {} as Record<Mode, SandboxNumbers>;
 const mcp = {} as Record<Mode, BenchRow[]>;
@@ -48,19 +49,21 @@ for (const mode of MODES) for (const line of await profileSandbox(mode, RUNS)) c
 for (const line of profileContext(Math.max(1_000, RUNS * 5))) console.log(line);
 console.log("");
 
-function vsBare(rows: BenchRow[], target: string, concurrency: number): { p50: number; rate: number } {
-  const row = rows.find((r) => r.target === target && r.concurrency === concurrency)!;
-  const bare = rows.find((r) => r.target === "bare SDK server" && r.concurrency === concurrency)!;
-  return { p50: row.p50Ms / bare.p50Ms, rate: row.callsPerSecond / bare.callsPerSecond };
+function vsBare(rows: BenchRow[], target: string, concurrency: number, revision: Revision): { p50: number; rate: number; callsPerSecond: number } {
+  const pick = (name: string) => rows.find((r) => r.target === name && r.concurrency === concurrency && r.revision === revision)!;
+  const row = pick(target);
+  const bare = pick("bare SDK server");
+  return { p50: row.p50Ms / bare.p50Ms, rate: row.callsPerSecond / bare.callsPerSecond, callsPerSecond: row.callsPerSecond };
 }
 
 const x = (n: number) => `${n.toFixed(2)}×`;
-const cell = (mode: Mode, pick: (mode: Mode) => string) => pick(mode);
+/** A ratio against the bare server in both revisions: "2025-11-25 / 2026-07-28" (issue 11 asks for both). */
+const both = (pick: (revision: Revision) => string) => REVISIONS.map(pick).join(" / ");
 const rows: Array<[string, string, (mode: Mode) => string, string]> = [
-  ["plugin tool `tools/call` p50, 1 client, vs bare", "1.4–3.1×", (m) => x(vsBare(mcp[m], "plugin tool", 1).p50), "≤ 1.3×"],
-  ["plugin tool calls/s, 16 clients, vs bare", "0.4–0.9×", (m) => x(vsBare(mcp[m], "plugin tool", 16).rate), "≥ 0.9×"],
-  ["user tool (sandbox) p50, 1 client, vs bare", "4–13×", (m) => x(vsBare(mcp[m], "user tool", 1).p50), "≤ 2×"],
-  ["user tool calls/s, 16 clients, vs bare", "0.16–0.21×", (m) => `${x(vsBare(mcp[m], "user tool", 16).rate)} (${mcp[m].find((r) => r.target === "user tool" && r.concurrency === 16)!.callsPerSecond.toFixed(0)}/s)`, "≥ 0.5×"],
+  ["plugin tool `tools/call` p50, 1 client, vs bare", "1.4–3.1×", (m) => both((r) => x(vsBare(mcp[m], "plugin tool", 1, r).p50)), "≤ 1.3×"],
+  ["plugin tool calls/s, 16 clients, vs bare", "0.4–0.9×", (m) => both((r) => x(vsBare(mcp[m], "plugin tool", 16, r).rate)), "≥ 0.9×"],
+  ["user tool (sandbox) p50, 1 client, vs bare", "4–13×", (m) => both((r) => x(vsBare(mcp[m], "user tool", 1, r).p50)), "≤ 2×"],
+  ["user tool calls/s, 16 clients, vs bare", "0.16–0.21×", (m) => both((r) => { const v = vsBare(mcp[m], "user tool", 16, r); return `${x(v.rate)} (${v.callsPerSecond.toFixed(0)}/s)`; }), "≥ 0.5×"],
   ["trivial sandbox run p50 / runs/s at 8 concurrent", "4.7 ms / 176 per s", (m) => `${sandbox[m].trivialP50Ms.toFixed(2)} ms / ${sandbox[m].runsPerSecond.toFixed(0)} per s`, "≤ 1 ms / ≥ 1,000 per s"],
   ["`knot:plugin.call` inside a run, vs raw undici", "+3.5 ms = 2.2×", (m) => `+${sandbox[m].loopbackOverheadMs.toFixed(2)} ms = ${x(sandbox[m].loopbackRatio)}`, "≤ 1.3×"],
   ["`bench:load` (64 clients): user tool p50", "778 ms", () => "run `npm run bench:load`", "≤ 100 ms, 0 errors"],
@@ -68,9 +71,9 @@ const rows: Array<[string, string, (mode: Mode) => string, string]> = [
 ];
 
 const header = ["path", "today (issue 13)", 'now, isolate_reuse "never"', 'now, isolate_reuse "user"', "goal"];
-const table = [header, ...rows.map(([path, today, now, goal]) => [path, today, cell("never", now), cell("user", now), goal])];
+const table = [header, ...rows.map(([path, today, now, goal]) => [path, today, now("never"), now("user"), goal])];
 const widths = header.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-console.log("Issue 13 (same run for every \"now\" column)");
+console.log("Issue 13 (same run for every \"now\" column; MCP ratios: 2025-11-25 / 2026-07-28)");
 for (const [index, row] of table.entries()) {
   console.log(`| ${row.map((text, i) => text.padEnd(widths[i]!)).join(" | ")} |`);
   if (index === 0) console.log(`| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`);
