@@ -24,12 +24,14 @@ export interface SandboxPoolOptions {
   readonly isolateIdleMs?: number;
   /**
    * Idle user isolates one worker keeps warm (isolateReuse "user"); past it the oldest goes.
-   * Default 2 × runsPerWorker, at most workerMemoryMb / 20: one user may have several runs going,
+   * Default 4 × runsPerWorker, at most workerMemoryMb / 20: one user may have several runs going,
    * each in its own isolate, and a miss costs a new isolate (~4 ms of CPU); each kept isolate holds
-   * its heap, up to ~10 MB (the garbage of its past contexts until V8 collects it), so by default
-   * they take at most half the worker's memory budget.
+   * its heap, ~10–20 MB (the garbage of its past contexts until V8 collects it), so by default
+   * they take about half the worker's memory budget at most, and all go past isolateShedAboveMb.
    */
   readonly isolateMaxIdle?: number;
+  /** Worker RSS (MB) above which its idle isolates are all disposed (default ⅞ of workerMemoryMb). */
+  readonly isolateShedAboveMb?: number;
   /** Resident memory budget of one worker process, in MB; over it, the worker is replaced. Default 512. */
   readonly workerMemoryMb?: number;
   /** Heartbeat period; a worker missing about 3 beats is killed and replaced. Default 1000. */
@@ -55,6 +57,7 @@ export interface PoolSettings {
   readonly isolateMaxRuns: number;
   readonly isolateIdleMs: number;
   readonly isolateMaxIdle: number;
+  readonly isolateShedAboveMb: number;
   readonly workerMemoryMb: number;
   readonly heartbeatMs: number;
   readonly execArgv: readonly string[];
@@ -63,7 +66,7 @@ export interface PoolSettings {
   readonly recycleAfterRuns: number;
 }
 
-const KNOWN = new Set(["workers", "runsPerWorker", "userRunsInFlight", "isolateReuse", "isolateMaxRuns", "isolateIdleMs", "isolateMaxIdle", "workerMemoryMb", "heartbeatMs", "execArgv", "deadlineGraceMs", "cancelGraceMs", "recycleAfterRuns"]);
+const KNOWN = new Set(["workers", "runsPerWorker", "userRunsInFlight", "isolateReuse", "isolateMaxRuns", "isolateIdleMs", "isolateMaxIdle", "isolateShedAboveMb", "workerMemoryMb", "heartbeatMs", "execArgv", "deadlineGraceMs", "cancelGraceMs", "recycleAfterRuns"]);
 
 /** The pool's integer options and their ranges (the server config's `[sandbox]` keys check against the same). */
 export const POOL_RANGES = Object.freeze({
@@ -74,6 +77,7 @@ export const POOL_RANGES = Object.freeze({
   isolateMaxRuns: { min: 1, max: 1_000_000 },
   isolateIdleMs: { min: 10, max: 3_600_000 },
   isolateMaxIdle: { min: 1, max: 1_024 },
+  isolateShedAboveMb: { min: 1, max: 1_048_576 },
   heartbeatMs: { min: 50, max: 60_000 },
   deadlineGraceMs: { min: 100, max: 60_000 },
   cancelGraceMs: { min: 50, max: 60_000 },
@@ -98,9 +102,14 @@ function isolateReuseOf(value: unknown): "user" | "never" {
 /** What one idle user isolate may hold (its past contexts' garbage until V8 collects it), measured under bench:load. */
 const IDLE_ISOLATE_MB = 10;
 
-/** 2 × runsPerWorker, but idle isolates take at most half the worker's memory budget. */
+/**
+ * 4 × runsPerWorker (a user with several runs in flight needs an isolate for each: under bench:load,
+ * 8 users × 4, the old 2 × left a fifth of runs on a new isolate, ~20% more worker CPU per run), but
+ * idle isolates take at most half the worker's memory budget on average, and all go when its RSS
+ * passes `isolateShedAboveMb`: what they held is then reused by the runs that need memory.
+ */
 function defaultMaxIdle(runsPerWorker: number, workerMemoryMb: number): number {
-  return Math.max(1, Math.min(2 * runsPerWorker, Math.floor(workerMemoryMb / 2 / IDLE_ISOLATE_MB)));
+  return Math.max(1, Math.min(4 * runsPerWorker, Math.floor(workerMemoryMb / 2 / IDLE_ISOLATE_MB)));
 }
 
 export function resolvePoolOptions(options: SandboxPoolOptions = {}): PoolSettings {
@@ -122,6 +131,10 @@ export function resolvePoolOptions(options: SandboxPoolOptions = {}): PoolSettin
     isolateMaxRuns: integer(options, "isolateMaxRuns", 200),
     isolateIdleMs: integer(options, "isolateIdleMs", 30_000),
     isolateMaxIdle: integer(options, "isolateMaxIdle", defaultMaxIdle(runsPerWorker, workerMemoryMb)),
+    // ⅞: idle isolates' memory is not given back to the system when they go (glibc and V8 keep the
+    // pages for reuse), so RSS stays near its high-water mark; under bench:load (16 idle per worker)
+    // that is ~400 of 512 MB, and a threshold under it would empty the cache at every beat.
+    isolateShedAboveMb: integer(options, "isolateShedAboveMb", Math.max(1, Math.floor((workerMemoryMb * 7) / 8))),
     workerMemoryMb,
     heartbeatMs: integer(options, "heartbeatMs", 1_000),
     // --max-semi-space-size=2: the worker's own young generation otherwise grew with its message

@@ -49,7 +49,7 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
     ...(compileCacheDir !== undefined ? { NODE_COMPILE_CACHE: compileCacheDir } : {}),
     ...(process.env.TZ !== undefined ? { TZ: process.env.TZ } : {}),
   };
-  const isolates = { reuse: settings.isolateReuse, maxRuns: settings.isolateMaxRuns, idleMs: settings.isolateIdleMs, maxIdle: settings.isolateMaxIdle };
+  const isolates = { reuse: settings.isolateReuse, maxRuns: settings.isolateMaxRuns, idleMs: settings.isolateIdleMs, maxIdle: settings.isolateMaxIdle, shedAboveMb: settings.isolateShedAboveMb };
   const child: ChildProcess = fork(WORKER_MAIN, [String(settings.heartbeatMs), JSON.stringify(isolates), guestBundle()], {
     execPath: process.execPath,
     execArgv: [...settings.execArgv],

@@ -5,7 +5,8 @@
  * globals, intrinsics and the module graph belong to the context). An isolate is never shared by
  * two users, serves one run at a time, and is disposed after `maxRuns` runs, after any run the
  * runner does not call clean (a limit trip, pending work: see run.ts), after `idleMs`, and when
- * more than `maxIdle` isolates wait (the oldest goes). While an isolate waits it prepares its next
+ * more than `maxIdle` isolates wait (the oldest goes); all idle ones go when the worker's resident
+ * memory passes `shedAboveMb` (main.ts checks at each heartbeat). While an isolate waits it prepares its next
  * context (with the knot:* modules its earlier runs linked), so a run starts with `begin()` only.
  * With `"never"` every run gets a never-used isolate (one spare per common memory size is prepared
  * ahead) and it is disposed after that run.
@@ -21,6 +22,8 @@ export interface HomeSettings {
   readonly maxRuns: number;
   readonly idleMs: number;
   readonly maxIdle: number;
+  /** Worker RSS (MB) above which every idle isolate is let go at the next heartbeat (they are a cache). */
+  readonly shedAboveMb: number;
 }
 
 export interface ContextLease {
@@ -40,6 +43,8 @@ export interface IsolateHomes {
   take(userId: string, memoryMb: number): Promise<ContextLease>;
   /** Prepares a never-used isolate + context of this size while the worker is idle. */
   warm(memoryMb: number): void;
+  /** Disposes every idle isolate (the worker is near its memory budget); returns how many went. */
+  shed(): number;
   readonly idleCount: number;
   close(): void;
 }
@@ -209,6 +214,13 @@ export function createIsolateHomes(code: GuestCode, settings: HomeSettings, onCa
       const spare = prepareNew(memoryMb);
       spare.catch(() => spares.get(memoryMb) === spare && spares.delete(memoryMb));
       spares.set(memoryMb, spare);
+    },
+    shed() {
+      const homes = [...idle.values()].flat();
+      idle.clear();
+      idleCount = 0;
+      for (const home of homes) retire(home);
+      return homes.length;
     },
     get idleCount() {
       return idleCount;

@@ -16,7 +16,7 @@ import { startRun, type RunHandle } from "./run.ts";
 import { DEFAULT_RUN_LIMITS, isModuleSet, isRunEntry, isSinkEvent } from "../protocol.ts";
 
 // argv (set by sandbox/host/worker-process.ts): [2] heartbeat in ms; [3] JSON isolate settings
-// { reuse: "user" | "never", maxRuns, idleMs, maxIdle } (see isolate-homes.ts); [4] the guest
+// { reuse: "user" | "never", maxRuns, idleMs, maxIdle, shedAboveMb } (see isolate-homes.ts); [4] the guest
 // bundle (sandbox/host/guest-bundle.ts).
 const heartbeatMs = Math.max(50, Number(process.argv[2] ?? 1_000) || 1_000);
 const runs = new Map<string, RunHandle>();
@@ -47,7 +47,7 @@ const homeSettings = parseHomeSettings(process.argv[3]);
 const homes = createIsolateHomes(guestCode, homeSettings, (message) => fatal(`catastrophic isolate error: ${message}`));
 
 function parseHomeSettings(text: string | undefined): HomeSettings {
-  const fallback: HomeSettings = { reuse: "user", maxRuns: 200, idleMs: 30_000, maxIdle: 8 };
+  const fallback: HomeSettings = { reuse: "user", maxRuns: 200, idleMs: 30_000, maxIdle: 8, shedAboveMb: 448 };
   try {
     const given = JSON.parse(text ?? "{}") as Partial<HomeSettings>;
     return {
@@ -55,6 +55,7 @@ function parseHomeSettings(text: string | undefined): HomeSettings {
       maxRuns: Number.isInteger(given.maxRuns) ? (given.maxRuns as number) : fallback.maxRuns,
       idleMs: Number.isInteger(given.idleMs) ? (given.idleMs as number) : fallback.idleMs,
       maxIdle: Number.isInteger(given.maxIdle) ? (given.maxIdle as number) : fallback.maxIdle,
+      shedAboveMb: Number.isInteger(given.shedAboveMb) ? (given.shedAboveMb as number) : fallback.shedAboveMb,
     };
   } catch {
     return fallback;
@@ -190,7 +191,11 @@ async function suspect(): Promise<string | undefined> {
 
 setInterval(() => {
   void suspect().then((blame) => {
-    const rssMb = Math.round(process.memoryUsage.rss() / 1_048_576);
+    const residentMb = () => Math.round(process.memoryUsage.rss() / 1_048_576);
+    let rssMb = residentMb();
+    // Near the budget the warm isolates go first: they are a cache, and the pool kills a worker over
+    // its budget (blaming a run). Their pages mostly stay resident, for the runs to reuse.
+    if (rssMb > homeSettings.shedAboveMb && homes.shed() > 0) rssMb = residentMb();
     send(blame === undefined ? { t: "beat", rssMb } : { t: "beat", rssMb, suspect: blame });
   });
 }, heartbeatMs);

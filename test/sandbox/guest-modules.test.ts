@@ -52,7 +52,7 @@ test("a module the caller expects is made with the context, before any linking",
 });
 
 test("a user's next contexts are made with the modules their isolate's runs linked; a never-used isolate with those any run linked", async () => {
-  const homes = createIsolateHomes(code, { reuse: "user", maxRuns: 10, idleMs: 5_000, maxIdle: 4 }, () => undefined);
+  const homes = createIsolateHomes(code, { reuse: "user", maxRuns: 10, idleMs: 5_000, maxIdle: 4, shedAboveMb: 1_000_000 }, () => undefined);
   const parked = () => new Promise((resolve) => setTimeout(resolve, 20)); // the parked isolate prepares its next context
   try {
     const first = await homes.take("alice", 64);

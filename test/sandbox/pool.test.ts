@@ -103,11 +103,31 @@ test("isolateMaxIdle bounds the warm user isolates a worker keeps: past it the o
   assert.throws(() => createSandboxPool({ isolateMaxIdle: 0 }), /isolateMaxIdle/);
 });
 
-test("the default isolateMaxIdle is 2 × runsPerWorker, with idle isolates (~10 MB each) at most half the memory budget", () => {
-  assert.equal(resolvePoolOptions({}).isolateMaxIdle, 8);
-  assert.equal(resolvePoolOptions({ runsPerWorker: 3 }).isolateMaxIdle, 6);
+test("the default isolateMaxIdle is 4 × runsPerWorker, with idle isolates (~10 MB each) at most half the memory budget; they all go past ⅞ of it", () => {
+  assert.equal(resolvePoolOptions({}).isolateMaxIdle, 16);
+  assert.equal(resolvePoolOptions({ runsPerWorker: 3 }).isolateMaxIdle, 12);
   assert.equal(resolvePoolOptions({ runsPerWorker: 64 }).isolateMaxIdle, 25, "512 MB ÷ 20");
-  assert.equal(resolvePoolOptions({ runsPerWorker: 64, workerMemoryMb: 4_096 }).isolateMaxIdle, 128);
+  assert.equal(resolvePoolOptions({ runsPerWorker: 64, workerMemoryMb: 4_096 }).isolateMaxIdle, 204);
   assert.equal(resolvePoolOptions({ runsPerWorker: 64, workerMemoryMb: 64 }).isolateMaxIdle, 3);
   assert.equal(resolvePoolOptions({ runsPerWorker: 64, isolateMaxIdle: 40 }).isolateMaxIdle, 40, "an explicit value wins");
+  assert.equal(resolvePoolOptions({}).isolateShedAboveMb, 448);
+  assert.equal(resolvePoolOptions({ workerMemoryMb: 1_000 }).isolateShedAboveMb, 875);
+  assert.throws(() => resolvePoolOptions({ isolateShedAboveMb: 0 }), /isolateShedAboveMb/);
+});
+
+test("a worker past isolateShedAboveMb lets its idle isolates go at the next heartbeat; below it they stay warm", { skip: ISOLATE_REUSE === "never" ? "isolates are not kept in this mode" : false }, async () => {
+  async function reusedAfterABeat(isolateShedAboveMb: number): Promise<number> {
+    const kept = createTestPool({ workers: 1, runsPerWorker: 1, heartbeatMs: 50, isolateShedAboveMb });
+    try {
+      assertOk(await runTool(kept, "export default () => 1"));
+      // A few heartbeats: the worker's RSS (tens of MB) is over a 1 MB threshold at each.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assertOk(await runTool(kept, "export default () => 2"));
+      return kept.stats().reusedIsolates;
+    } finally {
+      await kept.close();
+    }
+  }
+  assert.equal(await reusedAfterABeat(1), 0, "over the threshold: the idle isolate was disposed, the next run got a new one");
+  assert.equal(await reusedAfterABeat(100_000), 1, "under it: the next run reused the warm isolate");
 });
