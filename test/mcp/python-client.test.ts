@@ -27,7 +27,9 @@ async function pythonWithMcp(): Promise<string> {
   if (has) return python;
   fs.rmSync(VENV, { recursive: true, force: true });
   await run(PYTHON!, ["-m", "venv", VENV]);
-  await run(path.join(VENV, "bin", "pip"), ["install", "--quiet", "mcp==2.3.0"], { timeout: 600_000 });
+  // One retry per request, not pip's five with back-off: where the default index is unreachable and a
+  // configured extra index serves (as on CI), the five made this install take ~230 s instead of ~12.
+  await run(path.join(VENV, "bin", "pip"), ["install", "--quiet", "--retries", "1", "mcp==2.3.0"], { timeout: 600_000 });
   return python;
 }
 
