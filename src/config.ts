@@ -46,7 +46,7 @@ export const CONFIG_KEYS = {
     workerMemoryMb: key.number("sandbox.worker_memory_mb", 512, "memory budget of a worker process (it is replaced past it)", POOL_RANGES.workerMemoryMb),
     recycleAfterRuns: key.optionalNumber("sandbox.recycle_after_runs", "a worker is retired gracefully after that many runs", "`10000`", POOL_RANGES.recycleAfterRuns),
     userRunsInFlight: key.optionalNumber("sandbox.user_runs_in_flight", "runs one user may have in the sandbox at once", "half of workers × runs_per_worker", POOL_RANGES.userRunsInFlight),
-    idleIsolates: key.optionalNumber("sandbox.idle_isolates", "idle user isolates one worker keeps warm between runs (~10–20 MB each; all let go when the worker passes ⅞ of worker_memory_mb)", "4 × runs_per_worker, at most worker_memory_mb ÷ 20", POOL_RANGES.isolateMaxIdle),
+    idleIsolates: key.optionalNumber("sandbox.idle_isolates", "idle user isolates one worker keeps warm between runs (~10–20 MB each; the oldest let go when the worker passes ⅞ of worker_memory_mb)", "4 × runs_per_worker, at most worker_memory_mb ÷ 40", POOL_RANGES.isolateMaxIdle),
     isolateReuse: key.oneOf("sandbox.isolate_reuse", ["user", "never"], undefined, "`user`: a warm isolate per user, a fresh context per run; `never`: a new isolate per run", { optional: true, shown: '`"user"`' }),
   },
   limits: {

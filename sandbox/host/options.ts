@@ -24,13 +24,13 @@ export interface SandboxPoolOptions {
   readonly isolateIdleMs?: number;
   /**
    * Idle user isolates one worker keeps warm (isolateReuse "user"); past it the oldest goes.
-   * Default 4 × runsPerWorker, at most workerMemoryMb / 20: one user may have several runs going,
+   * Default 4 × runsPerWorker, at most workerMemoryMb / 40: one user may have several runs going,
    * each in its own isolate, and a miss costs a new isolate (~4 ms of CPU); each kept isolate holds
    * its heap, ~10–20 MB (the garbage of its past contexts until V8 collects it), so by default
-   * they take about half the worker's memory budget at most, and all go past isolateShedAboveMb.
+   * they take half the worker's memory budget at most, and the oldest go past isolateShedAboveMb.
    */
   readonly isolateMaxIdle?: number;
-  /** Worker RSS (MB) above which its idle isolates are all disposed (default ⅞ of workerMemoryMb). */
+  /** Worker RSS (MB) past which its oldest idle isolates are disposed, a few per heartbeat (default ⅞ of workerMemoryMb). */
   readonly isolateShedAboveMb?: number;
   /** Resident memory budget of one worker process, in MB; over it, the worker is replaced. Default 512. */
   readonly workerMemoryMb?: number;
@@ -99,14 +99,14 @@ function isolateReuseOf(value: unknown): "user" | "never" {
   throw new TypeError(`createSandboxPool: isolateReuse must be "user" or "never", got ${JSON.stringify(value)}`);
 }
 
-/** What one idle user isolate may hold (its past contexts' garbage until V8 collects it), measured under bench:load. */
-const IDLE_ISOLATE_MB = 10;
+/** What one idle user isolate may hold at most (its past contexts' garbage until V8 collects it: ~10 MB on average, ~17–20 MB before a collection). */
+const IDLE_ISOLATE_MB = 20;
 
 /**
  * 4 × runsPerWorker (a user with several runs in flight needs an isolate for each: under bench:load,
  * 8 users × 4, the old 2 × left a fifth of runs on a new isolate, ~20% more worker CPU per run), but
- * idle isolates take at most half the worker's memory budget on average, and all go when its RSS
- * passes `isolateShedAboveMb`: what they held is then reused by the runs that need memory.
+ * idle isolates take at most half the worker's memory budget even when full of garbage, and the
+ * oldest go when its RSS passes `isolateShedAboveMb`: what they held is then reused by the runs.
  */
 function defaultMaxIdle(runsPerWorker: number, workerMemoryMb: number): number {
   return Math.max(1, Math.min(4 * runsPerWorker, Math.floor(workerMemoryMb / 2 / IDLE_ISOLATE_MB)));
@@ -132,8 +132,8 @@ export function resolvePoolOptions(options: SandboxPoolOptions = {}): PoolSettin
     isolateIdleMs: integer(options, "isolateIdleMs", 30_000),
     isolateMaxIdle: integer(options, "isolateMaxIdle", defaultMaxIdle(runsPerWorker, workerMemoryMb)),
     // ⅞: idle isolates' memory is not given back to the system when they go (glibc and V8 keep the
-    // pages for reuse), so RSS stays near its high-water mark; under bench:load (16 idle per worker)
-    // that is ~400 of 512 MB, and a threshold under it would empty the cache at every beat.
+    // pages for reuse), so RSS stays near its high-water mark (~400 of 512 MB under bench:load with
+    // 16 idle per worker); the worker sheds again only when RSS climbs further (main.ts).
     isolateShedAboveMb: integer(options, "isolateShedAboveMb", Math.max(1, Math.floor((workerMemoryMb * 7) / 8))),
     workerMemoryMb,
     heartbeatMs: integer(options, "heartbeatMs", 1_000),

@@ -5,8 +5,8 @@
  * globals, intrinsics and the module graph belong to the context). An isolate is never shared by
  * two users, serves one run at a time, and is disposed after `maxRuns` runs, after any run the
  * runner does not call clean (a limit trip, pending work: see run.ts), after `idleMs`, and when
- * more than `maxIdle` isolates wait (the oldest goes); all idle ones go when the worker's resident
- * memory passes `shedAboveMb` (main.ts checks at each heartbeat). While an isolate waits it prepares its next
+ * more than `maxIdle` isolates wait (the oldest goes); the oldest idle ones go when the worker's
+ * resident memory passes `shedAboveMb` (main.ts, a few per heartbeat). While an isolate waits it prepares its next
  * context (with the knot:* modules its earlier runs linked), so a run starts with `begin()` only.
  * With `"never"` every run gets a never-used isolate (one spare per common memory size is prepared
  * ahead) and it is disposed after that run.
@@ -22,7 +22,7 @@ export interface HomeSettings {
   readonly maxRuns: number;
   readonly idleMs: number;
   readonly maxIdle: number;
-  /** Worker RSS (MB) above which every idle isolate is let go at the next heartbeat (they are a cache). */
+  /** Worker RSS (MB) past which the oldest idle isolates are let go at heartbeats (they are a cache). */
   readonly shedAboveMb: number;
 }
 
@@ -43,8 +43,8 @@ export interface IsolateHomes {
   take(userId: string, memoryMb: number): Promise<ContextLease>;
   /** Prepares a never-used isolate + context of this size while the worker is idle. */
   warm(memoryMb: number): void;
-  /** Disposes every idle isolate (the worker is near its memory budget); returns how many went. */
-  shed(): number;
+  /** Disposes up to `max` idle isolates, oldest first (the worker is near its memory budget); returns how many went. */
+  shed(max: number): number;
   readonly idleCount: number;
   close(): void;
 }
@@ -215,12 +215,15 @@ export function createIsolateHomes(code: GuestCode, settings: HomeSettings, onCa
       spare.catch(() => spares.get(memoryMb) === spare && spares.delete(memoryMb));
       spares.set(memoryMb, spare);
     },
-    shed() {
-      const homes = [...idle.values()].flat();
-      idle.clear();
-      idleCount = 0;
-      for (const home of homes) retire(home);
-      return homes.length;
+    shed(max) {
+      // Map order is idle order by key; within a key the oldest is first. Disposing a used isolate
+      // is synchronous and costs ~7–14 ms, so the caller bounds how many go at once.
+      const oldest = [...idle.values()].flat().slice(0, Math.max(0, max));
+      for (const home of oldest) {
+        leaveIdle(home);
+        retire(home);
+      }
+      return oldest.length;
     },
     get idleCount() {
       return idleCount;

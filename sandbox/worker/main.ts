@@ -189,13 +189,26 @@ async function suspect(): Promise<string | undefined> {
   return busy.length === 0 ? heaviest?.[0] : undefined;
 }
 
+/** Idle isolates disposed per heartbeat past the threshold: each costs the worker's thread ~7–14 ms. */
+const SHED_PER_BEAT = 4;
+/** Past the threshold, a further shed waits for RSS to climb this far above what the last one left. */
+const SHED_STEP_MB = Math.max(8, Math.round(homeSettings.shedAboveMb / 16));
+let shedAtMb = homeSettings.shedAboveMb;
+
 setInterval(() => {
   void suspect().then((blame) => {
     const residentMb = () => Math.round(process.memoryUsage.rss() / 1_048_576);
     let rssMb = residentMb();
-    // Near the budget the warm isolates go first: they are a cache, and the pool kills a worker over
-    // its budget (blaming a run). Their pages mostly stay resident, for the runs to reuse.
-    if (rssMb > homeSettings.shedAboveMb && homes.shed() > 0) rssMb = residentMb();
+    // Near the budget the oldest warm isolates go: they are a cache, and the pool kills a worker over
+    // its budget (blaming a run). Their pages mostly stay resident (RSS is a high-water mark) for the
+    // runs to reuse, so the next shed waits until RSS climbs again instead of emptying the cache at
+    // every beat.
+    if (rssMb > shedAtMb && homes.shed(SHED_PER_BEAT) > 0) {
+      rssMb = residentMb();
+      shedAtMb = Math.max(homeSettings.shedAboveMb, rssMb + SHED_STEP_MB);
+    } else if (rssMb + SHED_STEP_MB < shedAtMb) {
+      shedAtMb = Math.max(homeSettings.shedAboveMb, rssMb + SHED_STEP_MB);
+    }
     send(blame === undefined ? { t: "beat", rssMb } : { t: "beat", rssMb, suspect: blame });
   });
 }, heartbeatMs);

@@ -55,8 +55,9 @@ export function toParsedBodyNodeHandler(handler: SdkHttpHandler, onerror: (error
     try {
       res.writeHead(response.status, headers);
     } catch (error) {
-      // Nobody will read the stream: let the SDK stop what feeds it.
-      await response.body.cancel().catch(() => {});
+      // Nobody will read the stream: let the SDK stop what feeds it (not awaited: a source whose
+      // cancel never settles must not hold this handler).
+      void response.body.cancel().catch(() => {});
       throw error;
     }
     await copyStream(response.body, res, abort.signal);

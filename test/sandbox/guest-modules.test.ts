@@ -104,3 +104,28 @@ test("a bundle that would build a namespace object in every context is refused",
   assert.throws(() => refuseNamespaceObjects(namespaced), /used as a namespace object/);
   assert.equal(refuseNamespaceObjects(guestBundle()), guestBundle());
 });
+
+test("shedding lets go of at most the asked number of idle isolates, the oldest first; the others stay warm", async () => {
+  const homes = createIsolateHomes(code, { reuse: "user", maxRuns: 10, idleMs: 5_000, maxIdle: 8, shedAboveMb: 1_000_000 }, () => undefined);
+  const parked = () => new Promise((resolve) => setTimeout(resolve, 20));
+  try {
+    for (const user of ["ann", "ben", "cat"]) {
+      const lease = await homes.take(user, 64);
+      lease.release(true);
+      await parked();
+    }
+    assert.equal(homes.idleCount, 3);
+    assert.equal(homes.shed(2), 2, "two of the three went");
+    assert.equal(homes.idleCount, 1);
+    const reused = async (user: string) => {
+      const lease = await homes.take(user, 64);
+      lease.release(false);
+      return lease.reused;
+    };
+    assert.equal(await reused("cat"), true, "the newest is still warm");
+    assert.equal(await reused("ann"), false, "the oldest went");
+    assert.equal(homes.shed(4), 0, "nothing idle is left to shed");
+  } finally {
+    homes.close();
+  }
+});

@@ -103,19 +103,19 @@ test("isolateMaxIdle bounds the warm user isolates a worker keeps: past it the o
   assert.throws(() => createSandboxPool({ isolateMaxIdle: 0 }), /isolateMaxIdle/);
 });
 
-test("the default isolateMaxIdle is 4 × runsPerWorker, with idle isolates (~10 MB each) at most half the memory budget; they all go past ⅞ of it", () => {
-  assert.equal(resolvePoolOptions({}).isolateMaxIdle, 16);
-  assert.equal(resolvePoolOptions({ runsPerWorker: 3 }).isolateMaxIdle, 12);
-  assert.equal(resolvePoolOptions({ runsPerWorker: 64 }).isolateMaxIdle, 25, "512 MB ÷ 20");
-  assert.equal(resolvePoolOptions({ runsPerWorker: 64, workerMemoryMb: 4_096 }).isolateMaxIdle, 204);
-  assert.equal(resolvePoolOptions({ runsPerWorker: 64, workerMemoryMb: 64 }).isolateMaxIdle, 3);
+test("the default isolateMaxIdle is 4 × runsPerWorker, with idle isolates (up to ~20 MB each) at most half the memory budget; the oldest go past ⅞ of it", () => {
+  assert.equal(resolvePoolOptions({}).isolateMaxIdle, 12, "512 MB ÷ 40 is under 4 × 4");
+  assert.equal(resolvePoolOptions({ runsPerWorker: 2 }).isolateMaxIdle, 8);
+  assert.equal(resolvePoolOptions({ runsPerWorker: 64 }).isolateMaxIdle, 12, "512 MB ÷ 40");
+  assert.equal(resolvePoolOptions({ runsPerWorker: 64, workerMemoryMb: 4_096 }).isolateMaxIdle, 102);
+  assert.equal(resolvePoolOptions({ runsPerWorker: 64, workerMemoryMb: 64 }).isolateMaxIdle, 1);
   assert.equal(resolvePoolOptions({ runsPerWorker: 64, isolateMaxIdle: 40 }).isolateMaxIdle, 40, "an explicit value wins");
   assert.equal(resolvePoolOptions({}).isolateShedAboveMb, 448);
   assert.equal(resolvePoolOptions({ workerMemoryMb: 1_000 }).isolateShedAboveMb, 875);
   assert.throws(() => resolvePoolOptions({ isolateShedAboveMb: 0 }), /isolateShedAboveMb/);
 });
 
-test("a worker past isolateShedAboveMb lets its idle isolates go at the next heartbeat; below it they stay warm", { skip: ISOLATE_REUSE === "never" ? "isolates are not kept in this mode" : false }, async () => {
+test("a worker past isolateShedAboveMb lets its oldest idle isolates go at the next heartbeat; below it they stay warm", { skip: ISOLATE_REUSE === "never" ? "isolates are not kept in this mode" : false }, async () => {
   async function reusedAfterABeat(isolateShedAboveMb: number): Promise<number> {
     const kept = createTestPool({ workers: 1, runsPerWorker: 1, heartbeatMs: 50, isolateShedAboveMb });
     try {
