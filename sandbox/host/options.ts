@@ -112,6 +112,11 @@ function defaultMaxIdle(runsPerWorker: number, workerMemoryMb: number): number {
   return Math.max(1, Math.min(4 * runsPerWorker, Math.floor(workerMemoryMb / 2 / IDLE_ISOLATE_MB)));
 }
 
+/** What a worker's isolate homes are told (sandbox/worker/isolate-homes.ts HomeSettings), from the pool's settings. */
+export function isolateSettings(settings: PoolSettings) {
+  return { reuse: settings.isolateReuse, maxRuns: settings.isolateMaxRuns, idleMs: settings.isolateIdleMs, maxIdle: settings.isolateMaxIdle, shedAboveMb: settings.isolateShedAboveMb };
+}
+
 export function resolvePoolOptions(options: SandboxPoolOptions = {}): PoolSettings {
   for (const key of Object.keys(options)) {
     if (!KNOWN.has(key)) throw new TypeError(`createSandboxPool: unknown option ${JSON.stringify(key)}`);

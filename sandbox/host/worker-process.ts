@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import type { HostToWorker, WorkerToHost } from "../ipc.ts";
 import { workerCompileCacheDir } from "./compile-cache.ts";
 import { guestBundle } from "./guest-bundle.ts";
-import type { PoolSettings } from "./options.ts";
+import { isolateSettings, type PoolSettings } from "./options.ts";
 
 const WORKER_MAIN = fileURLToPath(new URL("../worker/main.ts", import.meta.url));
 const START_TIMEOUT_MS = 20_000;
@@ -49,8 +49,7 @@ export function spawnWorker(settings: PoolSettings, events: WorkerEvents): Worke
     ...(compileCacheDir !== undefined ? { NODE_COMPILE_CACHE: compileCacheDir } : {}),
     ...(process.env.TZ !== undefined ? { TZ: process.env.TZ } : {}),
   };
-  const isolates = { reuse: settings.isolateReuse, maxRuns: settings.isolateMaxRuns, idleMs: settings.isolateIdleMs, maxIdle: settings.isolateMaxIdle, shedAboveMb: settings.isolateShedAboveMb };
-  const child: ChildProcess = fork(WORKER_MAIN, [String(settings.heartbeatMs), JSON.stringify(isolates), guestBundle()], {
+  const child: ChildProcess = fork(WORKER_MAIN, [String(settings.heartbeatMs), JSON.stringify(isolateSettings(settings)), guestBundle()], {
     execPath: process.execPath,
     execArgv: [...settings.execArgv],
     env,

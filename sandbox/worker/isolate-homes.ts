@@ -113,14 +113,19 @@ export function createIsolateHomes(code: GuestCode, settings: HomeSettings, onCa
     home.idleTimer = undefined;
   }
 
-  function park(home: Home): void {
-    if (idleCount >= settings.maxIdle) {
-      const oldest = idle.values().next().value?.[0];
-      if (oldest !== undefined) {
-        leaveIdle(oldest);
-        retire(oldest);
-      }
+  /** Disposes up to `max` idle homes, oldest first (Map order is idle order by key, and the oldest of a key is first). */
+  function retireOldest(max: number): number {
+    let retired = 0;
+    for (let home = idle.values().next().value?.[0]; home !== undefined && retired < max; home = idle.values().next().value?.[0]) {
+      leaveIdle(home);
+      retire(home);
+      retired += 1;
     }
+    return retired;
+  }
+
+  function park(home: Home): void {
+    if (idleCount >= settings.maxIdle) retireOldest(1);
     const list = idle.get(home.key) ?? [];
     idle.delete(home.key);
     idle.set(home.key, [...list, home]);
@@ -215,16 +220,8 @@ export function createIsolateHomes(code: GuestCode, settings: HomeSettings, onCa
       spare.catch(() => spares.get(memoryMb) === spare && spares.delete(memoryMb));
       spares.set(memoryMb, spare);
     },
-    shed(max) {
-      // Map order is idle order by key; within a key the oldest is first. Disposing a used isolate
-      // is synchronous and costs ~7–14 ms, so the caller bounds how many go at once.
-      const oldest = [...idle.values()].flat().slice(0, Math.max(0, max));
-      for (const home of oldest) {
-        leaveIdle(home);
-        retire(home);
-      }
-      return oldest.length;
-    },
+    // Disposing a used isolate is synchronous and costs ~7–14 ms: the caller bounds how many go at once.
+    shed: retireOldest,
     get idleCount() {
       return idleCount;
     },

@@ -10,7 +10,9 @@ import type { RunEvent, RunJob } from "../protocol.ts";
 import { safeError } from "../errors.ts";
 import type { HostToWorker, WorkerToHost } from "../ipc.ts";
 import { closeHttp } from "./http-client.ts";
+import { isolateSettings, resolvePoolOptions } from "../host/options.ts";
 import { createIsolateHomes, type HomeSettings } from "./isolate-homes.ts";
+import { createShedGate } from "./shed-gate.ts";
 import { loadGuestCode } from "./guest-code.ts";
 import { startRun, type RunHandle } from "./run.ts";
 import { DEFAULT_RUN_LIMITS, isModuleSet, isRunEntry, isSinkEvent } from "../protocol.ts";
@@ -46,20 +48,25 @@ const guestCode = loadGuestCode(process.argv[4] ?? "");
 const homeSettings = parseHomeSettings(process.argv[3]);
 const homes = createIsolateHomes(guestCode, homeSettings, (message) => fatal(`catastrophic isolate error: ${message}`));
 
+/** The host's isolate settings; any missing or malformed field takes the pool's default. */
 function parseHomeSettings(text: string | undefined): HomeSettings {
-  const fallback: HomeSettings = { reuse: "user", maxRuns: 200, idleMs: 30_000, maxIdle: 8, shedAboveMb: 448 };
+  const fallback = isolateSettings(resolvePoolOptions());
+  let given: Partial<Record<keyof HomeSettings, unknown>>;
   try {
-    const given = JSON.parse(text ?? "{}") as Partial<HomeSettings>;
-    return {
-      reuse: given.reuse === "never" ? "never" : "user",
-      maxRuns: Number.isInteger(given.maxRuns) ? (given.maxRuns as number) : fallback.maxRuns,
-      idleMs: Number.isInteger(given.idleMs) ? (given.idleMs as number) : fallback.idleMs,
-      maxIdle: Number.isInteger(given.maxIdle) ? (given.maxIdle as number) : fallback.maxIdle,
-      shedAboveMb: Number.isInteger(given.shedAboveMb) ? (given.shedAboveMb as number) : fallback.shedAboveMb,
-    };
+    given = JSON.parse(text ?? "{}") as typeof given;
   } catch {
     return fallback;
   }
+  if (typeof given !== "object" || given === null) return fallback;
+  const integer = (name: "maxRuns" | "idleMs" | "maxIdle" | "shedAboveMb"): number =>
+    Number.isInteger(given[name]) ? (given[name] as number) : fallback[name];
+  return {
+    reuse: given.reuse === "never" ? "never" : "user",
+    maxRuns: integer("maxRuns"),
+    idleMs: integer("idleMs"),
+    maxIdle: integer("maxIdle"),
+    shedAboveMb: integer("shedAboveMb"),
+  };
 }
 
 function resolveModule(runId: string, specifier: string): Promise<string | null> {
@@ -191,24 +198,17 @@ async function suspect(): Promise<string | undefined> {
 
 /** Idle isolates disposed per heartbeat past the threshold: each costs the worker's thread ~7–14 ms. */
 const SHED_PER_BEAT = 4;
-/** Past the threshold, a further shed waits for RSS to climb this far above what the last one left. */
-const SHED_STEP_MB = Math.max(8, Math.round(homeSettings.shedAboveMb / 16));
-let shedAtMb = homeSettings.shedAboveMb;
+const shedGate = createShedGate(homeSettings.shedAboveMb);
+const residentMb = (): number => Math.round(process.memoryUsage.rss() / 1_048_576);
 
 setInterval(() => {
   void suspect().then((blame) => {
-    const residentMb = () => Math.round(process.memoryUsage.rss() / 1_048_576);
     let rssMb = residentMb();
     // Near the budget the oldest warm isolates go: they are a cache, and the pool kills a worker over
-    // its budget (blaming a run). Their pages mostly stay resident (RSS is a high-water mark) for the
-    // runs to reuse, so the next shed waits until RSS climbs again instead of emptying the cache at
-    // every beat.
-    if (rssMb > shedAtMb && homes.shed(SHED_PER_BEAT) > 0) {
-      rssMb = residentMb();
-      shedAtMb = Math.max(homeSettings.shedAboveMb, rssMb + SHED_STEP_MB);
-    } else if (rssMb + SHED_STEP_MB < shedAtMb) {
-      shedAtMb = Math.max(homeSettings.shedAboveMb, rssMb + SHED_STEP_MB);
-    }
+    // its budget (blaming a run). The gate keeps RSS's high-water mark from shedding at every beat.
+    const shed = shedGate.due(rssMb) && homes.shed(SHED_PER_BEAT) > 0;
+    if (shed) rssMb = residentMb();
+    shedGate.settle(rssMb, shed);
     send(blame === undefined ? { t: "beat", rssMb } : { t: "beat", rssMb, suspect: blame });
   });
 }, heartbeatMs);

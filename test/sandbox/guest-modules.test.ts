@@ -11,6 +11,8 @@ import { createIsolateHomes } from "../../sandbox/worker/isolate-homes.ts";
 import { createIsolate } from "../../sandbox/worker/ivm.ts";
 
 const code = loadGuestCode(guestBundle());
+/** A parked isolate prepares its next context a turn later. */
+const parked = () => new Promise((resolve) => setTimeout(resolve, 20));
 const isolate = createIsolate({ memoryMb: 64, onCatastrophicError: () => undefined });
 after(() => isolate.dispose());
 
@@ -53,7 +55,6 @@ test("a module the caller expects is made with the context, before any linking",
 
 test("a user's next contexts are made with the modules their isolate's runs linked; a never-used isolate with those any run linked", async () => {
   const homes = createIsolateHomes(code, { reuse: "user", maxRuns: 10, idleMs: 5_000, maxIdle: 4, shedAboveMb: 1_000_000 }, () => undefined);
-  const parked = () => new Promise((resolve) => setTimeout(resolve, 20)); // the parked isolate prepares its next context
   try {
     const first = await homes.take("alice", 64);
     first.fresh.guest.module("knot:identity");
@@ -107,7 +108,6 @@ test("a bundle that would build a namespace object in every context is refused",
 
 test("shedding lets go of at most the asked number of idle isolates, the oldest first; the others stay warm", async () => {
   const homes = createIsolateHomes(code, { reuse: "user", maxRuns: 10, idleMs: 5_000, maxIdle: 8, shedAboveMb: 1_000_000 }, () => undefined);
-  const parked = () => new Promise((resolve) => setTimeout(resolve, 20));
   try {
     for (const user of ["ann", "ben", "cat"]) {
       const lease = await homes.take(user, 64);
