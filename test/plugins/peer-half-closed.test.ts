@@ -40,6 +40,12 @@ it("a peer whose stdout closed while it runs is restarted, and answers again", a
   const hushed = await request(`${t.url}/plugins/mute/hush`, admin);
   assert.equal(hushed.status, 503, JSON.stringify(hushed.body));
   const health = async () => (await request(`${t.url}/api/plugins`, admin)).body.loaded.find((p: { name: string }) => p.name === "mute").peers[0];
+  // Before its process is gone (it is killed after a grace second), a call gets the same 503, not an
+  // internal error from the closed pipe, and its health already says it is restarting.
+  const meanwhile = await request(`${t.url}/plugins/mute/hello`, admin);
+  assert.equal(meanwhile.status, 503, JSON.stringify(meanwhile.body));
+  assert.equal(meanwhile.body.code, "PLUGIN_UNAVAILABLE");
+  assert.equal((await health()).state, "restarting");
   await waitFor(async () => (await health()).restarts >= 1 && (await health()).state === "up", 15_000, "the peer to be restarted");
   assert.match((await health()).lastError, /stdout closed/);
   const hello = await request(`${t.url}/plugins/mute/hello`, admin);

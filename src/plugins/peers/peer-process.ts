@@ -111,8 +111,10 @@ export async function startPeer(options: PeerOptions): Promise<PeerProcess> {
           proc.kill("SIGKILL");
           return;
         }
-        // Its pipe closed: nothing it says can arrive any more, so its calls fail now. A peer that is
-        // exiting is restarted by its exit; one that keeps running without a way to answer is stopped.
+        // Its pipe closed: nothing it says can arrive any more, so its calls fail now, and so do calls
+        // made before its exit is seen. A peer that is exiting is restarted by its exit; one that keeps
+        // running without a way to answer is stopped.
+        if (state === "up") state = "restarting";
         connection.failAll(unavailable());
         setTimeout(() => {
           if (child !== proc || state === "stopped") return;
@@ -124,6 +126,7 @@ export async function startPeer(options: PeerOptions): Promise<PeerProcess> {
     rpc = connection;
     proc.once("exit", (code, signal) => onExit(proc, connection, code, signal));
     await spawned;
+    upSince = 0;
     const answer = await connection.request("initialize", { runtime: { name: "knot-tools", version: options.runtimeVersion } }, options.startTimeoutMs)
       .catch((error: Error) => { throw new Error(error instanceof RpcError ? `initialize failed: ${error.message}` : `${error.message.replace(/^no answer to initialize/, "did not answer initialize")}`); });
     const info = parseInitializeResult(answer);
@@ -136,7 +139,6 @@ export async function startPeer(options: PeerOptions): Promise<PeerProcess> {
     if (child !== proc) return;
     child = null;
     calls.clear();
-    const wasUp = state === "up";
     if (state !== "stopped") {
       lastError = brokenReason ?? `exited (${signal ?? `code ${code}`})`;
       state = "restarting";
@@ -144,7 +146,7 @@ export async function startPeer(options: PeerOptions): Promise<PeerProcess> {
     brokenReason = null;
     connection.failAll(unavailable());
     if (state === "stopped") return;
-    if (wasUp && Date.now() - upSince > STABLE_MS) failures = 0;
+    if (upSince > 0 && Date.now() - upSince > STABLE_MS) failures = 0;
     scheduleRestart();
   }
 
@@ -194,7 +196,7 @@ export async function startPeer(options: PeerOptions): Promise<PeerProcess> {
     executable: options.executable,
     info,
     async call(fn, request, context, timeoutMs) {
-      if (state !== "up" || !rpc) throw unavailable();
+      if (state !== "up" || !rpc || rpc.closed) throw unavailable();
       // A call made outside any handler (e.g. at import time) has no principal: its callId refuses nested calls.
       const callId = randomUUID();
       calls.set(callId, context?.principal ? context : null);
@@ -207,7 +209,7 @@ export async function startPeer(options: PeerOptions): Promise<PeerProcess> {
       }
     },
     async fetch(file, timeoutMs) {
-      if (!info.fetcher || state !== "up" || !rpc) return null;
+      if (!info.fetcher || state !== "up" || !rpc || rpc.closed) return null;
       try {
         const answer = await rpc.request("fetch", { path: file }, timeoutMs) as { content?: unknown } | null;
         return typeof answer?.content === "string" ? Buffer.from(answer.content, "base64") : null;
