@@ -50,16 +50,17 @@ const homes = createIsolateHomes(guestCode, homeSettings, (message) => fatal(`ca
 
 /** The host's isolate settings; any missing or malformed field takes the pool's default. */
 function parseHomeSettings(text: string | undefined): HomeSettings {
-  const fallback = isolateSettings(resolvePoolOptions());
+  // Worked out only when needed: the host sends every field.
+  const fallback = (): HomeSettings => isolateSettings(resolvePoolOptions());
   let given: Partial<Record<keyof HomeSettings, unknown>>;
   try {
     given = JSON.parse(text ?? "{}") as typeof given;
   } catch {
-    return fallback;
+    return fallback();
   }
-  if (typeof given !== "object" || given === null) return fallback;
+  if (typeof given !== "object" || given === null) return fallback();
   const integer = (name: "maxRuns" | "idleMs" | "maxIdle" | "shedAboveMb"): number =>
-    Number.isInteger(given[name]) ? (given[name] as number) : fallback[name];
+    Number.isInteger(given[name]) ? (given[name] as number) : fallback()[name];
   return {
     reuse: given.reuse === "never" ? "never" : "user",
     maxRuns: integer("maxRuns"),

@@ -36,8 +36,6 @@ export interface LineRpc {
   notify(method: string, params: unknown): void;
   /** Rejects every outstanding request with `error`. */
   failAll(error: Error): void;
-  /** True once the connection broke: nothing can be sent or received on it any more. */
-  readonly closed: boolean;
 }
 
 export function createLineRpc(input: Readable, output: Writable, handlers: LineRpcHandlers, options: { maxLineBytes: number }): LineRpc {
@@ -125,9 +123,6 @@ export function createLineRpc(input: Readable, output: Writable, handlers: LineR
         pending.delete(id);
         entry.reject(error);
       }
-    },
-    get closed() {
-      return broken;
     },
   };
 }

@@ -106,15 +106,15 @@ export async function startPeer(options: PeerOptions): Promise<PeerProcess> {
       },
       onBroken: (reason, violation) => {
         if (child !== proc || state === "stopped") return;
+        // Nothing it says can arrive any more: from now on calls fail fast, also those made before
+        // its exit is seen (which restarts it).
+        if (state === "up") state = "restarting";
         if (violation) {
           brokenReason = `the peer sent ${reason}`;
           proc.kill("SIGKILL");
           return;
         }
-        // Its pipe closed: nothing it says can arrive any more, so its calls fail now, and so do calls
-        // made before its exit is seen. A peer that is exiting is restarted by its exit; one that keeps
-        // running without a way to answer is stopped.
-        if (state === "up") state = "restarting";
+        // Its pipe closed: its calls fail now. One that keeps running without a way to answer is stopped.
         connection.failAll(unavailable());
         setTimeout(() => {
           if (child !== proc || state === "stopped") return;
@@ -196,7 +196,7 @@ export async function startPeer(options: PeerOptions): Promise<PeerProcess> {
     executable: options.executable,
     info,
     async call(fn, request, context, timeoutMs) {
-      if (state !== "up" || !rpc || rpc.closed) throw unavailable();
+      if (state !== "up" || !rpc) throw unavailable();
       // A call made outside any handler (e.g. at import time) has no principal: its callId refuses nested calls.
       const callId = randomUUID();
       calls.set(callId, context?.principal ? context : null);
@@ -209,7 +209,7 @@ export async function startPeer(options: PeerOptions): Promise<PeerProcess> {
       }
     },
     async fetch(file, timeoutMs) {
-      if (!info.fetcher || state !== "up" || !rpc || rpc.closed) return null;
+      if (!info.fetcher || state !== "up" || !rpc) return null;
       try {
         const answer = await rpc.request("fetch", { path: file }, timeoutMs) as { content?: unknown } | null;
         return typeof answer?.content === "string" ? Buffer.from(answer.content, "base64") : null;
