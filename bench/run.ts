@@ -6,7 +6,8 @@
  * BENCH_DURABILITY=full measures the MCP part with an fsync per audit batch. Before the table:
  * bench/audit.ts (an audit row acknowledged through the journal vs the chain append) and
  * bench/sandbox-profile.ts per mode (CPU per run in the host and the workers) and
- * bench/context-profile.ts (the CPU of a run's fresh context and of the guest runtime in it).
+ * bench/context-profile.ts (the CPU of a run's fresh context and of the guest runtime in it) and
+ * bench/floors.ts (the process and thread crossings a sandboxed call pays and the bare server does not).
  */
 import { DEFAULT_CONFIG } from "../src/config.ts";
 import { formatRows, runMcpBench, type BenchRow, type Revision } from "./mcp.ts";
@@ -15,6 +16,7 @@ import { runRssBench, type RssNumbers } from "./sandbox-rss.ts";
 import { profileContext } from "./context-profile.ts";
 import { profileSandbox } from "./sandbox-profile.ts";
 import { runAuditBench } from "./audit.ts";
+import { measureFloors } from "./floors.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const CALLS = Number(process.env.BENCH_CALLS ?? 600);
@@ -47,6 +49,7 @@ console.log("");
 // Where a trivial run's time goes, on the pool alone (CPU per run is the number to compare on a shared machine).
 for (const mode of MODES) for (const line of await profileSandbox(mode, RUNS)) console.log(line);
 for (const line of profileContext(Math.max(1_000, RUNS * 5))) console.log(line);
+for (const line of await measureFloors()) console.log(line);
 console.log("");
 
 function vsBare(rows: BenchRow[], target: string, concurrency: number, revision: Revision): { p50: number; rate: number; callsPerSecond: number } {
