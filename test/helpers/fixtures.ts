@@ -7,6 +7,7 @@ import { hashSecret, mintSecret } from "../../src/auth/secrets.ts";
 import { DEFAULT_CONFIG, type ServerConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { TokenScopes, UserRecord } from "../../src/store/store.ts";
+import { ISOLATE_REUSE } from "./isolate-mode.ts";
 
 export const EXAMPLE_PLUGINS = path.resolve(import.meta.dirname, "../../examples/plugins");
 
@@ -45,8 +46,9 @@ export async function startApp(options: { pluginsDir?: string; config?: Partial<
   const config: ServerConfig = {
     ...DEFAULT_CONFIG, port: 0, host: "127.0.0.1",
     database: path.join(dir, "knot.db"), pluginsDir: options.pluginsDir ?? EXAMPLE_PLUGINS,
-    sandbox: { workers: 1, runsPerWorker: 4, workerMemoryMb: 512 },
     ...options.config,
+    // The test run's isolate mode unless the test sets its own (npm test runs every attack test in both).
+    sandbox: { workers: 1, runsPerWorker: 4, workerMemoryMb: 512, isolateReuse: ISOLATE_REUSE, ...options.config?.sandbox },
   };
   const app = await createApp(config, { logger: silentLogger });
   const { url } = await app.listen();

@@ -20,6 +20,7 @@ import {
   type SandboxPool,
   type SandboxPoolOptions,
 } from "../../sandbox/index.ts";
+import { ISOLATE_REUSE } from "../helpers/isolate-mode.ts";
 
 export const USER: GuestUser = Object.freeze({
   id: "u-ann",
@@ -48,11 +49,7 @@ export const ATTACK_LIMITS: RunLimits = Object.freeze({ ...LIMITS, cpuMs: 200, w
 /** Attacks that make real loopback calls: HTTP round trips on a crowded machine need wall time. */
 export const CALLING_LIMITS: RunLimits = Object.freeze({ ...LIMITS, cpuMs: 1_000 });
 
-/**
- * The isolate mode every sandbox test runs in: `KNOT_SANDBOX_ISOLATE_REUSE=never` runs the suite
- * with one isolate per run (npm test runs the attack suites in both modes); default "user".
- */
-export const ISOLATE_REUSE: "user" | "never" = process.env.KNOT_SANDBOX_ISOLATE_REUSE === "never" ? "never" : "user";
+export { ISOLATE_REUSE };
 
 export function createTestPool(options: SandboxPoolOptions = {}): SandboxPool {
   return createSandboxPool({ workers: 1, runsPerWorker: 4, heartbeatMs: 1_000, deadlineGraceMs: 1_000, isolateReuse: ISOLATE_REUSE, ...options });
