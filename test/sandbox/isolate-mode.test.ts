@@ -1,6 +1,6 @@
 /**
- * npm test runs every attack test twice, the second time with KNOT_SANDBOX_ISOLATE_REUSE=never
- * (issue 13). That pass proves something only if the mode reaches the sandbox both ways the tests
+ * npm test runs every attack test (and the sandbox, tool and event tests) twice, the second time
+ * with KNOT_SANDBOX_ISOLATE_REUSE=never (issue 13). That pass proves something only if the mode reaches the sandbox both ways the tests
  * make one: a pool from the sandbox harness and an app from startApp (the tool, MCP, event and
  * HTTP attack tests). This test runs in both passes and checks that it does.
  */
