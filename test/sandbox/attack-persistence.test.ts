@@ -124,6 +124,34 @@ test("a run that trips a limit costs its isolate: the next run starts in a new o
   }
 });
 
+test("tripping the result or the loopback-call limit costs the isolate too; a log cut at its limit leaves nothing behind", async () => {
+  const fast = await startLoopbackServer(() => ({ body: "ok" }));
+  try {
+    // The same heap size throughout (isolates are kept per user and memory size), small result and call budgets.
+    const limits = { ...ATTACK_LIMITS, heapMb: 16, cpuMs: 1_000, wallMs: 5_000, resultBytes: 200, loopbackCalls: 1, logBytes: 200 };
+    const options = { limits, loopback: fast.target };
+    for (const [source, code] of [
+      ['export default () => "x".repeat(1_000)', "RESULT_TOO_LARGE"],
+      ['import { call } from "knot:plugin"; export default async () => { await call("metrics", "a"); try { await call("metrics", "b") } catch {} return "caught" }', "LOOPBACK_LIMIT"],
+    ] as const) {
+      assertOk(await runTool(pool, "export default () => 1", options));
+      assertError(await runTool(pool, `${PLANT.replace("export default () => \"planted\";", "")}\n${source}`, options), code);
+      const reused = pool.stats().reusedIsolates;
+      assert.deepEqual(assertOk(await runTool(pool, PROBE, options)), { kind: "json", value: [] }, `state leaked after ${code}`);
+      assert.equal(pool.stats().reusedIsolates, reused, `after ${code} the isolate was not reused`);
+    }
+    // A log past logBytes is cut and the run still answers: a clean end, so the isolate may serve the
+    // user's next run, which must still see nothing of it.
+    const flood = `${PLANT.replace("export default () => \"planted\";", "")}\nexport default () => { for (let i = 0; i < 1_000; i++) console.log("line " + i); return "flooded" }`;
+    const flooded = await runTool(pool, flood, options);
+    assert.deepEqual(assertOk(flooded), { kind: "text", text: "flooded" });
+    assert.ok(flooded.log.some((line) => line.message.startsWith("[log truncated")), "the log was cut");
+    assert.deepEqual(assertOk(await runTool(pool, PROBE, options)), { kind: "json", value: [] }, "state leaked after a cut log");
+  } finally {
+    await fast.close();
+  }
+});
+
 test("a run that leaves a knot:plugin call pending costs its isolate", async () => {
   const leaver = `import { call } from "knot:plugin"; call("slow", "wait").then(() => { globalThis.planted = "late" }); export default () => "left"`;
   assertOk(await runTool(pool, "export default () => 1"));
