@@ -131,3 +131,38 @@ test("a worker past isolateShedAboveMb lets its oldest idle isolates go at the n
   assert.equal(await reusedAfterABeat(1), 0, "over the threshold: the idle isolate was disposed, the next run got a new one");
   assert.equal(await reusedAfterABeat(100_000), 1, "under it: the next run reused the warm isolate");
 });
+
+test("isolateMaxRuns: a user's isolate serves that many runs, then the next run starts in a new one", { skip: ISOLATE_REUSE === "never" ? "isolates are not kept in this mode" : false }, async () => {
+  const kept = createTestPool({ workers: 1, runsPerWorker: 1, isolateMaxRuns: 3 });
+  try {
+    const pattern: boolean[] = [];
+    for (let i = 0; i < 7; i += 1) {
+      const before = kept.stats().reusedIsolates;
+      assertOk(await runTool(kept, "export default () => 1"));
+      pattern.push(kept.stats().reusedIsolates > before);
+      // Parking is a tick after the answer: let the isolate settle before the next run comes.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.deepEqual(pattern, [false, true, true, false, true, true, false], "new, then reused twice, then new again");
+  } finally {
+    await kept.close();
+  }
+  assert.throws(() => createSandboxPool({ isolateMaxRuns: 0 }), /isolateMaxRuns/);
+});
+
+test("isolateIdleMs: a warm isolate left idle that long is disposed; one used again sooner is reused", { skip: ISOLATE_REUSE === "never" ? "isolates are not kept in this mode" : false }, async () => {
+  async function reusedAfter(pauseMs: number): Promise<number> {
+    const kept = createTestPool({ workers: 1, runsPerWorker: 1, isolateIdleMs: 400 });
+    try {
+      assertOk(await runTool(kept, "export default () => 1"));
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      assertOk(await runTool(kept, "export default () => 2"));
+      return kept.stats().reusedIsolates;
+    } finally {
+      await kept.close();
+    }
+  }
+  assert.equal(await reusedAfter(20), 1, "back within the idle time: the warm isolate served the run");
+  assert.equal(await reusedAfter(1_200), 0, "idle past isolateIdleMs: the isolate was gone, the run got a new one");
+  assert.throws(() => createSandboxPool({ isolateIdleMs: 1 }), /isolateIdleMs/);
+});
