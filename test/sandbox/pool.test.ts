@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { createSandboxPool, type SandboxPool } from "../../sandbox/index.ts";
+import { createSandboxPool, type SandboxPool, type SandboxPoolOptions } from "../../sandbox/index.ts";
 import { resolvePoolOptions } from "../../sandbox/host/options.ts";
 import { assertError, assertOk, createTestPool, ISOLATE_REUSE, makeJob, runTool, USER } from "./harness.ts";
 
@@ -84,7 +84,23 @@ test("close() cancels what is queued or running and later runs are refused", asy
   assert.equal(own.stats().workers, 0);
 });
 
-test("isolateMaxIdle bounds the warm user isolates a worker keeps: past it the oldest user's goes", { skip: ISOLATE_REUSE === "never" ? "isolates are not kept in this mode" : false }, async () => {
+/** For the tests of the warm-isolate cache, which "never" mode does not have. */
+const KEPT_ONLY = { skip: ISOLATE_REUSE === "never" ? "isolates are not kept in this mode" : false };
+
+/** Runs twice `pauseMs` apart in a new one-worker pool; answers how many runs reused a warm isolate. */
+async function reusedAcrossPause(options: SandboxPoolOptions, pauseMs: number): Promise<number> {
+  const kept = createTestPool({ workers: 1, runsPerWorker: 1, ...options });
+  try {
+    assertOk(await runTool(kept, "export default () => 1"));
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    assertOk(await runTool(kept, "export default () => 2"));
+    return kept.stats().reusedIsolates;
+  } finally {
+    await kept.close();
+  }
+}
+
+test("isolateMaxIdle bounds the warm user isolates a worker keeps: past it the oldest user's goes", KEPT_ONLY, async () => {
   const userNamed = (id: string) => ({ ...USER, id, name: id });
   async function reusedOnReturn(isolateMaxIdle: number): Promise<number> {
     const kept = createTestPool({ workers: 1, runsPerWorker: 1, isolateMaxIdle });
@@ -115,24 +131,14 @@ test("the default isolateMaxIdle is 4 × runsPerWorker, with idle isolates (up t
   assert.throws(() => resolvePoolOptions({ isolateShedAboveMb: 0 }), /isolateShedAboveMb/);
 });
 
-test("a worker past isolateShedAboveMb lets its oldest idle isolates go at the next heartbeat; below it they stay warm", { skip: ISOLATE_REUSE === "never" ? "isolates are not kept in this mode" : false }, async () => {
-  async function reusedAfterABeat(isolateShedAboveMb: number): Promise<number> {
-    const kept = createTestPool({ workers: 1, runsPerWorker: 1, heartbeatMs: 50, isolateShedAboveMb });
-    try {
-      assertOk(await runTool(kept, "export default () => 1"));
-      // A few heartbeats: the worker's RSS (tens of MB) is over a 1 MB threshold at each.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      assertOk(await runTool(kept, "export default () => 2"));
-      return kept.stats().reusedIsolates;
-    } finally {
-      await kept.close();
-    }
-  }
+test("a worker past isolateShedAboveMb lets its oldest idle isolates go at the next heartbeat; below it they stay warm", KEPT_ONLY, async () => {
+  // A few heartbeats in 300 ms: the worker's RSS (tens of MB) is over a 1 MB threshold at each.
+  const reusedAfterABeat = (isolateShedAboveMb: number) => reusedAcrossPause({ heartbeatMs: 50, isolateShedAboveMb }, 300);
   assert.equal(await reusedAfterABeat(1), 0, "over the threshold: the idle isolate was disposed, the next run got a new one");
   assert.equal(await reusedAfterABeat(100_000), 1, "under it: the next run reused the warm isolate");
 });
 
-test("isolateMaxRuns: a user's isolate serves that many runs, then the next run starts in a new one", { skip: ISOLATE_REUSE === "never" ? "isolates are not kept in this mode" : false }, async () => {
+test("isolateMaxRuns: a user's isolate serves that many runs, then the next run starts in a new one", KEPT_ONLY, async () => {
   const kept = createTestPool({ workers: 1, runsPerWorker: 1, isolateMaxRuns: 3 });
   try {
     const pattern: boolean[] = [];
@@ -150,18 +156,8 @@ test("isolateMaxRuns: a user's isolate serves that many runs, then the next run 
   assert.throws(() => createSandboxPool({ isolateMaxRuns: 0 }), /isolateMaxRuns/);
 });
 
-test("isolateIdleMs: a warm isolate left idle that long is disposed; one used again sooner is reused", { skip: ISOLATE_REUSE === "never" ? "isolates are not kept in this mode" : false }, async () => {
-  async function reusedAfter(pauseMs: number): Promise<number> {
-    const kept = createTestPool({ workers: 1, runsPerWorker: 1, isolateIdleMs: 400 });
-    try {
-      assertOk(await runTool(kept, "export default () => 1"));
-      await new Promise((resolve) => setTimeout(resolve, pauseMs));
-      assertOk(await runTool(kept, "export default () => 2"));
-      return kept.stats().reusedIsolates;
-    } finally {
-      await kept.close();
-    }
-  }
+test("isolateIdleMs: a warm isolate left idle that long is disposed; one used again sooner is reused", KEPT_ONLY, async () => {
+  const reusedAfter = (pauseMs: number) => reusedAcrossPause({ isolateIdleMs: 400 }, pauseMs);
   assert.equal(await reusedAfter(20), 1, "back within the idle time: the warm isolate served the run");
   assert.equal(await reusedAfter(1_200), 0, "idle past isolateIdleMs: the isolate was gone, the run got a new one");
   assert.throws(() => createSandboxPool({ isolateIdleMs: 1 }), /isolateIdleMs/);
