@@ -88,6 +88,10 @@ check("stack", typeof new Error("x").stack === "string" && new Error("x").stack.
 export default () => found;
 `;
 
+/** The planter without its answer, for runs that end another way. */
+const PLANT_BODY = PLANT.replace('export default () => "planted";', "");
+assert.notEqual(PLANT_BODY, PLANT, "the planter's default export was taken out");
+
 async function plantThenProbe(planter: GuestUser, prober: GuestUser): Promise<void> {
   assertOk(await runTool(pool, PLANT, { user: planter }));
   const probed = assertOk(await runTool(pool, PROBE, { user: prober }));
@@ -135,18 +139,20 @@ test("tripping the result or the loopback-call limit costs the isolate too; a lo
       ['import { call } from "knot:plugin"; export default async () => { await call("metrics", "a"); try { await call("metrics", "b") } catch {} return "caught" }', "LOOPBACK_LIMIT"],
     ] as const) {
       assertOk(await runTool(pool, "export default () => 1", options));
-      assertError(await runTool(pool, `${PLANT.replace("export default () => \"planted\";", "")}\n${source}`, options), code);
+      assertError(await runTool(pool, `${PLANT_BODY}\n${source}`, options), code);
       const reused = pool.stats().reusedIsolates;
       assert.deepEqual(assertOk(await runTool(pool, PROBE, options)), { kind: "json", value: [] }, `state leaked after ${code}`);
       assert.equal(pool.stats().reusedIsolates, reused, `after ${code} the isolate was not reused`);
     }
     // A log past logBytes is cut and the run still answers: a clean end, so the isolate may serve the
     // user's next run, which must still see nothing of it.
-    const flood = `${PLANT.replace("export default () => \"planted\";", "")}\nexport default () => { for (let i = 0; i < 1_000; i++) console.log("line " + i); return "flooded" }`;
+    const flood = `${PLANT_BODY}\nexport default () => { for (let i = 0; i < 1_000; i++) console.log("line " + i); return "flooded" }`;
     const flooded = await runTool(pool, flood, options);
     assert.deepEqual(assertOk(flooded), { kind: "text", text: "flooded" });
     assert.ok(flooded.log.some((line) => line.message.startsWith("[log truncated")), "the log was cut");
+    const reused = pool.stats().reusedIsolates;
     assert.deepEqual(assertOk(await runTool(pool, PROBE, options)), { kind: "json", value: [] }, "state leaked after a cut log");
+    if (ISOLATE_REUSE === "user") assert.equal(pool.stats().reusedIsolates, reused + 1, "the probe ran in the flooding run's kept isolate");
   } finally {
     await fast.close();
   }
