@@ -6,6 +6,8 @@
  * evaluation is an isolated-vm task, so user code runs under the CPU and wall limits). Each is
  * measured back to back, and after the pauses a caller leaves when the worker waits for its next
  * call (1 ms, as in the MCP bench's one-client loop; 25 ms): an idle process or thread is woken.
+ * The echo child sends the whole job back where a worker answers with a small verdict, so the round
+ * trip is a little high; back to back it is noisy (the two processes may or may not share a core).
  */
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -79,7 +81,7 @@ export async function measureFloors(samples = 300): Promise<string[]> {
   return [
     `floors of the sandboxed path that the in-process bare server does not pay (p50; ${pauses}):`,
     `  JSON IPC round trip to a worker process (a ${JSON.stringify(JOB).length}-byte job): ${row(ipc)}`,
-    `  isolated-vm task on the isolate's thread (the run's evaluation): ${row(task)}; the same as a sync call: ${row(sync)}`,
+    `  isolated-vm task on the isolate's thread (the run's evaluation): ${row(task)}; the same script run synchronously: ${row(sync)}`,
   ];
 }
 

@@ -132,8 +132,9 @@ const lines = [
     return `${kind.padEnd(9)} ${String(sorted.length).padStart(6)} ${percentile(sorted, 0.5).toFixed(1).padStart(8)} ${percentile(sorted, 0.99).toFixed(1).padStart(8)} ${(sorted.at(-1) ?? NaN).toFixed(1).padStart(8)}   ${percentile(base, 0.5).toFixed(1)} / ${percentile(base, 0.99).toFixed(1)}`;
   }),
   formatCpu(cpuBefore, cpuAfter, total, load.seconds, os.availableParallelism()),
-  // Issue 13 asks a user tool p50 of 100 ms under this load: what that asks of throughput and CPU.
-  formatClosedLoop(cpuBefore, cpuAfter, total, load.seconds, CLIENTS, os.availableParallelism(), 100),
+  // What a 100 ms mean over all calls asks of throughput and CPU (issue 13 asks a user tool p50 of
+  // 100 ms; user tool calls are slower than plugin calls, so they need at least this).
+  formatClosedLoop(cpuBefore, cpuAfter, total, load.seconds, CLIENTS, os.availableParallelism(), 100, meanOf(CALL_KINDS.flatMap((kind) => load.latencies[kind]))),
   `unexpected errors: ${errors.size === 0 ? "none" : [...errors].map(([key, n]) => `${key} ×${n}`).join(", ")}`,
   formatMemory("memory before", before.memory, before.stats),
   formatMemory("memory after ", after.memory, after.stats),
@@ -153,6 +154,10 @@ if (values.json) {
   })}\n`);
 }
 process.exitCode = errors.size === 0 && audit.ok && !load.timedOut ? 0 : 1;
+
+function meanOf(samples: readonly number[]): number {
+  return samples.reduce((sum, ms) => sum + ms, 0) / samples.length;
+}
 
 function callsIn(counts: Record<CallKind, number>): number {
   return counts.plugin + counts.user + counts.loopback;
