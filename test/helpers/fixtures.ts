@@ -41,14 +41,21 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/**
+ * The sandbox of every app a test starts: one small worker, in the test run's isolate mode (npm test
+ * runs the attack, sandbox, tool and event tests in both); the test's own fields win.
+ */
+export function testSandbox(own?: Partial<ServerConfig["sandbox"]>): ServerConfig["sandbox"] {
+  return { workers: 1, runsPerWorker: 4, workerMemoryMb: 512, isolateReuse: ISOLATE_REUSE, ...own };
+}
+
 export async function startApp(options: { pluginsDir?: string; config?: Partial<ServerConfig> } = {}): Promise<TestApp> {
   const dir = tempDir();
   const config: ServerConfig = {
     ...DEFAULT_CONFIG, port: 0, host: "127.0.0.1",
     database: path.join(dir, "knot.db"), pluginsDir: options.pluginsDir ?? EXAMPLE_PLUGINS,
     ...options.config,
-    // The test run's isolate mode unless the test sets its own (npm test runs every attack test in both).
-    sandbox: { workers: 1, runsPerWorker: 4, workerMemoryMb: 512, isolateReuse: ISOLATE_REUSE, ...options.config?.sandbox },
+    sandbox: testSandbox(options.config?.sandbox),
   };
   const app = await createApp(config, { logger: silentLogger });
   const { url } = await app.listen();

@@ -4,7 +4,7 @@ import { createApp, type App } from "../../src/app.ts";
 import { hashSecret, mintSecret } from "../../src/auth/secrets.ts";
 import { DEFAULT_CONFIG, type ServerConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
-import { manifest, tempDir, writePlugin } from "../helpers/fixtures.ts";
+import { manifest, tempDir, testSandbox, writePlugin } from "../helpers/fixtures.ts";
 
 export interface LogLine {
   readonly level: string;
@@ -66,7 +66,7 @@ export async function startTracedApp(config: Partial<ServerConfig> = {}): Promis
   const logger = createLogger({ level: "debug", write: (line) => lines.push(JSON.parse(line) as LogLine) });
   const app = await createApp({
     ...DEFAULT_CONFIG, port: 0, host: "127.0.0.1", database: path.join(dir, "knot.db"), pluginsDir: plugins,
-    sandbox: { workers: 1, runsPerWorker: 4, workerMemoryMb: 512 }, ...config,
+    ...config, sandbox: testSandbox(config.sandbox),
   }, { logger });
   const { url } = await app.listen();
   return {
