@@ -1,8 +1,9 @@
 /**
  * npm test runs every attack test (and the sandbox, tool and event tests) twice, the second time
- * with KNOT_SANDBOX_ISOLATE_REUSE=never (issue 13). That pass proves something only if the mode reaches the sandbox both ways the tests
- * make one: a pool from the sandbox harness and an app from startApp (the tool, MCP, event and
- * HTTP attack tests). This test runs in both passes and checks that it does.
+ * with KNOT_SANDBOX_ISOLATE_REUSE=never (issue 13). That pass proves something only if the mode
+ * reaches the sandbox both ways the tests make one: a pool from the sandbox harness and an app from
+ * startApp (the tool, MCP, event and HTTP attack tests). This test runs in both passes and checks
+ * that it does; "user" is also the default, so the "never" pass is the one that catches a miss.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
