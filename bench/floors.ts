@@ -11,8 +11,7 @@
  */
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { createIsolate } from "../sandbox/worker/ivm.ts";
-import { percentile } from "./stats.ts";
+import { percentile, timed } from "./stats.ts";
 
 const ECHO_CHILD = "--floors-echo-child";
 const PAUSES_MS = [0, 1, 25] as const;
@@ -32,9 +31,7 @@ async function p50After(samples: number, pauseMs: number, once: () => Promise<un
   const spent: number[] = [];
   for (let i = 0; i < samples; i += 1) {
     if (pauseMs > 0) await sleep(pauseMs);
-    const started = performance.now();
-    await once();
-    spent.push(performance.now() - started);
+    await timed(spent, once);
   }
   return percentile(spent, 50) * 1000;
 }
@@ -56,6 +53,8 @@ async function ipcRoundTrips(samples: number): Promise<number[]> {
 }
 
 async function isolateHops(samples: number): Promise<{ task: number[]; sync: number[] }> {
+  // Loaded here, not at the top: the echo child (this file forked) has no use for the native addon.
+  const { createIsolate } = await import("../sandbox/worker/ivm.ts");
   const isolate = createIsolate({ memoryMb: 32, onCatastrophicError: () => undefined });
   try {
     const context = isolate.createContextSync();
