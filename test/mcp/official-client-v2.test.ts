@@ -1,0 +1,145 @@
+/**
+ * The official TypeScript client v2 (@modelcontextprotocol/client 2.4.0), as a modern assistant
+ * runs it: version negotiation "auto" (server/discover first, the 2025 handshake only as a
+ * fallback), input required fulfilled by its own handlers (multi-round, elicitation, sampling,
+ * roots), list changes through its subscription. The same client pinned to "legacy" checks that
+ * the 2025-11-25 session path answers it the same way. Another client than the hand-made
+ * requests of revisions.test.ts and the 1.x SDK of the other tests: interop, not our reading of
+ * the spec.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { Client, StreamableHTTPClientTransport, type Tool } from "@modelcontextprotocol/client";
+import { request, startApp, tempDir, type TestApp } from "../helpers/fixtures.ts";
+import { CONFORMANCE_PLUGIN } from "./conformance-harness.ts";
+import { saveUserTool, USER_TOOLS } from "./helpers.ts";
+
+const ASK_COLOUR = `import { ask, returnString } from "knot:tool";
+export default async function () {
+  const first = await ask("Which colour?", { type: "object", properties: { colour: { type: "string" } }, required: ["colour"] });
+  const second = await ask("How many?", { type: "object", properties: { count: { type: "number" } }, required: ["count"] });
+  returnString((first ? first.colour : "declined") + " x" + (second ? second.count : "?"));
+}`;
+
+type Mode = "auto" | "legacy";
+
+interface Opened {
+  readonly client: Client;
+  /** The JSON-RPC methods (or HTTP verbs of bodyless requests) the client sent, in order. */
+  readonly sent: string[];
+  /** Each tools list the client's list-changed handler received (names, sorted). */
+  readonly changes: string[][];
+}
+
+describe("the official MCP client v2 (@modelcontextprotocol/client)", () => {
+  let t: TestApp;
+  let alice: { id: string; token: string };
+  let bob: string;
+  const open: Client[] = [];
+
+  before(async () => {
+    const plugins = tempDir("knot-v2client-plugins-");
+    fs.cpSync(CONFORMANCE_PLUGIN, path.join(plugins, "conformance"), { recursive: true });
+    t = await startApp({ pluginsDir: plugins });
+    const a = await t.userWithToken("alice", { grants: ["knot.mcp", "knot.tools.author"] });
+    alice = { id: a.user.id, token: a.token };
+    bob = (await t.userWithToken("bob", { grants: ["knot.mcp"] })).token;
+    await saveUserTool(t, alice.id, { name: "u_echo", code: USER_TOOLS.echo, parameters: [{ name: "text", type: "string", required: true }] });
+    await saveUserTool(t, alice.id, { name: "u_ask", code: ASK_COLOUR });
+  });
+  after(async () => {
+    await Promise.allSettled(open.map((client) => client.close()));
+    await t.close();
+  });
+
+  async function openClient(token: string, mode: Mode, answers: { elicit?: Record<string, unknown> | "decline" } = {}): Promise<Opened> {
+    const sent: string[] = [];
+    const changes: string[][] = [];
+    const client = new Client({ name: "v2-interop", version: "2.4.0" }, {
+      versionNegotiation: { mode },
+      capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} },
+      listChanged: { tools: { debounceMs: 0, onChanged: (error, tools) => changes.push(error ? [`error: ${error.message}`] : (tools ?? []).map((tool: Tool) => tool.name).sort()) } },
+    });
+    client.setRequestHandler("elicitation/create", async (request) => {
+      const wanted = answers.elicit ?? { name: "Ada", colour: "teal", count: 3, color: "blue", ok: true };
+      if (wanted === "decline") return { action: "decline" };
+      const properties = Object.keys((request.params as { requestedSchema?: { properties?: object } }).requestedSchema?.properties ?? {});
+      return { action: "accept", content: Object.fromEntries(properties.map((key) => [key, wanted[key]])) as Record<string, string | number | boolean> };
+    });
+    client.setRequestHandler("sampling/createMessage", async () => ({ role: "assistant", content: { type: "text", text: "Paris" }, model: "test-model" }));
+    client.setRequestHandler("roots/list", async () => ({ roots: [{ uri: "file:///work", name: "work" }] }));
+    const transport = new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+      fetch: (input, init) => {
+        const body = typeof init?.body === "string" ? (JSON.parse(init.body) as { method?: string }) : undefined;
+        sent.push(body?.method ?? init?.method ?? "GET");
+        return fetch(input, init);
+      },
+    });
+    await client.connect(transport);
+    open.push(client);
+    return { client, sent, changes };
+  }
+
+  const text = (result: unknown) => ((result as { content: Array<{ text?: string }> }).content[0]?.text ?? "");
+
+  for (const mode of ["auto", "legacy"] as const) {
+    const revision = mode === "auto" ? "2026-07-28" : "2025-11-25";
+
+    test(`${mode}: negotiates ${revision}, lists what the user may see and calls a plugin tool and a user tool`, async () => {
+      const { client, sent } = await openClient(alice.token, mode);
+      assert.equal(client.getNegotiatedProtocolVersion(), revision);
+      if (mode === "auto") {
+        assert.equal(sent[0], "server/discover", "a modern client asks server/discover first");
+        assert.ok(!sent.includes("initialize"), `no fallback to the 2025 handshake: ${sent.join(" ")}`);
+      } else {
+        assert.equal(sent[0], "initialize");
+      }
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      assert.ok(names.includes("u_echo") && names.includes("test_simple_text"), names.join(","));
+      assert.deepEqual(await client.callTool({ name: "u_echo", arguments: { text: mode } }).then((r) => r.structuredContent), { echo: mode, summary: "echoed" });
+      assert.equal(text(await client.callTool({ name: "test_simple_text", arguments: {} })), "This is a simple text response for testing.");
+      // SEP-1303: a bad argument is a tool result the model can read and correct, not a protocol error.
+      const bad = await client.callTool({ name: "u_echo", arguments: { text: 42 } });
+      assert.equal(bad.isError, true);
+      assert.match(text(bad), /argument "text" of "u_echo" must be string/);
+      const bobs = (await (await openClient(bob, mode)).client.listTools()).tools.map((tool) => tool.name);
+      assert.ok(!bobs.includes("u_echo") && bobs.includes("test_simple_text"), `bob sees alice's private tool: ${bobs.join(",")}`);
+    });
+
+    test(`${mode}: a sandboxed user tool asks twice and a plugin tool asks for an answer, a model and the roots; the client's own handlers answer`, async () => {
+      const { client } = await openClient(alice.token, mode);
+      assert.equal(text(await client.callTool({ name: "u_ask", arguments: {} })), "teal x3");
+      assert.equal(text(await client.callTool({ name: "test_input_required_result_multi_round", arguments: {} })), "Ada likes blue");
+      assert.equal(
+        text(await client.callTool({ name: "test_input_required_result_multiple_inputs", arguments: {} })),
+        "Name: Ada; greeting: Paris; roots: 1",
+      );
+      const declining = (await openClient(alice.token, mode, { elicit: "decline" })).client;
+      assert.equal(text(await declining.callTool({ name: "u_ask", arguments: {} })), "declined x?");
+    });
+
+    test(`${mode}: saving and deleting a user tool in the editor's API reaches the client's list-changed handler with the new list`, async () => {
+      const { client, changes } = await openClient(alice.token, mode);
+      await client.listTools();
+      const name = `u_new_${mode}`;
+      const saved = await request(`${t.url}/api/tools`, alice.token, { method: "POST", body: JSON.stringify({ name, code: USER_TOOLS.greet }) });
+      assert.equal(saved.status, 201, JSON.stringify(saved.body));
+      await waitFor(() => changes.some((list) => list.includes(name)), `a list with ${name}: ${JSON.stringify(changes)}`);
+      const deleted = await request(`${t.url}/api/tools/${saved.body.tool.id}`, alice.token, { method: "DELETE" });
+      assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
+      await waitFor(() => changes.at(-1)?.includes(name) === false, `a list without ${name}: ${JSON.stringify(changes)}`);
+      assert.ok(changes.every((list) => !list.some((entry) => entry.startsWith("error"))), JSON.stringify(changes));
+    });
+  }
+});
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
