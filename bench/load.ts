@@ -16,7 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { checkAudit } from "./load/audit-check.ts";
-import { callOnce, connectCallers, drive, kindOf, percentile, type Caller } from "./load/drive.ts";
+import { callOnce, connectCallers, drive, kindOf, percentile, type Caller, type LoadRevision } from "./load/drive.ts";
 import { formatClosedLoop, formatCpu, treeCpu } from "./load/cpu.ts";
 import { formatMemory, treeMemory } from "./load/memory.ts";
 import { CALL_KINDS, type CallKind, type ServerReady, type ServerStats } from "./load/protocol.ts";
@@ -28,6 +28,7 @@ const { values } = parseArgs({
     users: { type: "string", default: "8" },
     "time-limit-s": { type: "string", default: "540" },
     baseline: { type: "string", default: "30" },
+    revision: { type: "string", default: "2025-11-25" },
     json: { type: "boolean", default: false },
   },
 });
@@ -41,6 +42,9 @@ const CLIENTS = positive("clients", values.clients);
 const USERS = Math.min(positive("users", values.users), CLIENTS);
 const TIME_LIMIT_MS = positive("time-limit-s", values["time-limit-s"]) * 1000;
 const BASELINE = positive("baseline", values.baseline);
+const REVISIONS: readonly LoadRevision[] = ["2025-11-25", "2026-07-28", "mixed"];
+const REVISION = REVISIONS.find((r) => r === values.revision);
+if (REVISION === undefined) throw new Error(`--revision must be one of ${REVISIONS.join(", ")}, got ${values.revision}`);
 const log = (line: string) => process.stderr.write(`[bench:load] ${line}\n`);
 
 const startedAt = Date.now();
@@ -84,7 +88,7 @@ const unloaded: Record<CallKind, number[]> = { plugin: [], user: [], loopback: [
 const baselineErrors = new Map<string, number>();
 
 // Baseline: one client, calls one after another (after a short warm-up), every kind.
-const [solo] = await connectCallers(ready.url, ready.users, 1) as [Caller];
+const [solo] = await connectCallers(ready.url, ready.users, 1, REVISION) as [Caller];
 for (let i = 0; i < (BASELINE + 5) * CALL_KINDS.length; i += 1) {
   const kind = kindOf(i);
   made[kind] += 1;
@@ -95,8 +99,8 @@ for (let i = 0; i < (BASELINE + 5) * CALL_KINDS.length; i += 1) {
 }
 await solo.client.close();
 
-log(`connecting ${CLIENTS} MCP clients`);
-const callers = await connectCallers(ready.url, ready.users, CLIENTS);
+log(`connecting ${CLIENTS} MCP clients (${REVISION})`);
+const callers = await connectCallers(ready.url, ready.users, CLIENTS, REVISION);
 log(`${CALLS} calls from ${CLIENTS} clients (time limit ${TIME_LIMIT_MS / 1000} s)`);
 const cpuBefore = treeCpu(server.pid!);
 let lastReport = Date.now();
@@ -124,7 +128,7 @@ fs.rmSync(dir, { recursive: true, force: true });
 
 const total = callsIn(load.made);
 const lines = [
-  `load: ${total} calls from ${CLIENTS} MCP clients (${USERS} users) in ${load.seconds.toFixed(1)} s = ${(total / load.seconds).toFixed(0)} calls/s${load.timedOut ? ` — STOPPED BY THE TIME LIMIT before ${CALLS}` : ""}`,
+  `load: ${total} calls from ${CLIENTS} MCP clients (${USERS} users, ${REVISION}) in ${load.seconds.toFixed(1)} s = ${(total / load.seconds).toFixed(0)} calls/s${load.timedOut ? ` — STOPPED BY THE TIME LIMIT before ${CALLS}` : ""}`,
   "kind       calls   p50 ms   p99 ms   max ms   unloaded p50 / p99 ms (1 client)",
   ...CALL_KINDS.map((kind) => {
     const sorted = [...load.latencies[kind]].sort((a, b) => a - b);

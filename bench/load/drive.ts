@@ -3,13 +3,35 @@
  * one shared counter until the count is reached or the time is up. Every answer is checked (no
  * isError, the right echo, run as the right user); anything else is counted by kind and code.
  */
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CALL_KINDS, LOAD_TOOLS, type CallKind } from "./protocol.ts";
 
+/** What a load client needs of an MCP client: the 1.x SDK's (2025-11-25) and the v2 client's (2026-07-28) both fit. */
+interface CallingClient {
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<{ isError?: unknown; structuredContent?: unknown; _meta?: unknown }>;
+  close(): Promise<void>;
+}
+
 export interface Caller {
-  readonly client: Client;
+  readonly client: CallingClient;
   readonly user: string;
+}
+
+/** Which revision the load's clients speak: 2025-11-25 sessions (the 1.x SDK client), 2026-07-28 (the official v2 client), or half each. */
+export type LoadRevision = "2025-11-25" | "2026-07-28" | "mixed";
+
+async function connectOne(url: string, token: string, name: string, modern: boolean): Promise<CallingClient> {
+  const requestInit = { headers: { authorization: `Bearer ${token}` } };
+  if (modern) {
+    const client = new ModernClient({ name, version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await client.connect(new ModernTransport(new URL(`${url}/mcp`), { requestInit }));
+    return client;
+  }
+  const client = new Client({ name, version: "1" }, { capabilities: {} });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit }));
+  return client;
 }
 
 export interface DriveResult {
@@ -21,13 +43,12 @@ export interface DriveResult {
   readonly timedOut: boolean;
 }
 
-export async function connectCallers(url: string, users: readonly { name: string; token: string }[], count: number): Promise<Caller[]> {
+export async function connectCallers(url: string, users: readonly { name: string; token: string }[], count: number, revision: LoadRevision): Promise<Caller[]> {
   return Promise.all(Array.from({ length: count }, async (_, i) => {
     const user = users[i % users.length]!;
-    const client = new Client({ name: `load-${i}`, version: "1" }, { capabilities: {} });
-    const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${user.token}` } } });
-    await client.connect(transport);
-    return { client, user: user.name };
+    // Mixed: every other client is modern, so each user has clients of both revisions.
+    const modern = revision === "2026-07-28" || (revision === "mixed" && Math.floor(i / users.length) % 2 === 1);
+    return { client: await connectOne(url, user.token, `load-${i}`, modern), user: user.name };
   }));
 }
 
