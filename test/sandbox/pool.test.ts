@@ -119,6 +119,28 @@ test("isolateMaxIdle bounds the warm user isolates a worker keeps: past it the o
   assert.throws(() => createSandboxPool({ isolateMaxIdle: 0 }), /isolateMaxIdle/);
 });
 
+test("past isolateMaxIdle the isolate that goes is one of the user who has the most waiting, not another user's only one", KEPT_ONLY, async () => {
+  const userNamed = (id: string) => ({ ...USER, id, name: id });
+  const kept = createTestPool({ workers: 1, runsPerWorker: 2, userRunsInFlight: 2, isolateMaxIdle: 3 });
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 50)); // parking is a tick after the answer
+  try {
+    assertOk(await runTool(kept, "export default () => 1", { user: userNamed("b") }));
+    await settle();
+    // Two runs of "a" at once: two isolates, both kept. Waiting now: b's (the oldest), a's two.
+    for (const outcome of await Promise.all([0, 1].map(() => runTool(kept, SPIN(80), { user: userNamed("a") })))) assertOk(outcome);
+    await settle();
+    assertOk(await runTool(kept, "export default () => 1", { user: userNamed("c") })); // a fourth to keep: one must go
+    await settle();
+    const before = kept.stats().reusedIsolates;
+    assertOk(await runTool(kept, "export default () => 1", { user: userNamed("b") }));
+    assert.equal(kept.stats().reusedIsolates - before, 1, "b's only isolate was kept (one of a's two went)");
+    for (const outcome of await Promise.all([0, 1].map(() => runTool(kept, SPIN(80), { user: userNamed("a") })))) assertOk(outcome);
+    assert.equal(kept.stats().reusedIsolates - before, 2, "a still had one warm isolate, and got a new one for its second run");
+  } finally {
+    await kept.close();
+  }
+});
+
 test("the default isolateMaxIdle is 4 × runsPerWorker, with idle isolates (up to ~20 MB each) at most half the memory budget; the oldest go past ⅞ of it", () => {
   assert.equal(resolvePoolOptions({}).isolateMaxIdle, 12, "512 MB ÷ 40 is under 4 × 4");
   assert.equal(resolvePoolOptions({ runsPerWorker: 2 }).isolateMaxIdle, 8);
