@@ -121,6 +121,25 @@ describe("the official MCP client v2 (@modelcontextprotocol/client)", () => {
       assert.equal(text(await declining.callTool({ name: "u_ask", arguments: {} })), "declined x?");
     });
 
+    test(`${mode}: progress and log notifications reach the client's handlers, the log only at a level it asked for; execute_tool runs a user tool`, async () => {
+      const { client } = await openClient(alice.token, mode);
+      const logs: string[] = [];
+      client.setNotificationHandler("notifications/message", (notification) => void logs.push(String(notification.params.level)));
+      const progress: string[] = [];
+      await client.callTool({ name: "test_tool_with_progress", arguments: {} }, { onprogress: (p) => void progress.push(`${p.progress}/${p.total}`) });
+      assert.deepEqual(progress, ["0/100", "50/100", "100/100"]);
+      await client.callTool({ name: "test_tool_with_logging", arguments: {} });
+      assert.deepEqual(logs, [], "no log notifications before the client asked for a level");
+      // 2026-07-28 asks per request (the envelope's log level); 2025-11-25 once per session.
+      if (mode === "auto") await client.callTool({ name: "test_tool_with_logging", arguments: {}, _meta: { "io.modelcontextprotocol/logLevel": "debug" } });
+      else {
+        await client.setLoggingLevel("debug");
+        await client.callTool({ name: "test_tool_with_logging", arguments: {} });
+      }
+      assert.deepEqual(logs, ["info", "info", "info"]);
+      assert.equal(text(await client.callTool({ name: "execute_tool", arguments: { name: "u_echo", arguments: { text: "nested" } } })), JSON.stringify({ echo: "nested", summary: "echoed" }));
+    });
+
     test(`${mode}: saving and deleting a user tool in the editor's API reaches the client's list-changed handler with the new list`, async () => {
       const { client, changes } = await openClient(alice.token, mode);
       await client.listTools();
