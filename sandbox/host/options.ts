@@ -23,7 +23,8 @@ export interface SandboxPoolOptions {
   /** An idle user isolate is disposed after this long. Default 30000. */
   readonly isolateIdleMs?: number;
   /**
-   * Idle user isolates one worker keeps warm (isolateReuse "user"); past it the oldest goes.
+   * Idle user isolates one worker keeps warm (isolateReuse "user"); past it the oldest of the user
+   * with the most waiting goes (a user's only one goes last).
    * Default 4 × runsPerWorker, at most workerMemoryMb / 40: one user may have several runs going,
    * each in its own isolate, and a miss costs a new isolate (~4 ms of CPU); each kept isolate holds
    * its heap, ~10–20 MB (the garbage of its past contexts until V8 collects it), so by default

@@ -5,9 +5,10 @@
  * globals, intrinsics and the module graph belong to the context). An isolate is never shared by
  * two users, serves one run at a time, and is disposed after `maxRuns` runs, after any run the
  * runner does not call clean (a limit trip, pending work: see run.ts), after `idleMs`, and when
- * more than `maxIdle` isolates wait (the oldest of the user with the most waiting goes); the oldest idle ones go when the worker's
- * resident memory passes `shedAboveMb` (main.ts, a few per heartbeat). While an isolate waits it prepares its next
- * context (with the knot:* modules its earlier runs linked), so a run starts with `begin()` only.
+ * more than `maxIdle` isolates wait (the oldest of the user with the most waiting goes, see
+ * retireForRoom); the oldest idle ones go when the worker's resident memory passes `shedAboveMb`
+ * (main.ts, a few per heartbeat). While an isolate waits it prepares its next context (with the
+ * knot:* modules its earlier runs linked), so a run starts with `begin()` only.
  * With `"never"` every run gets a never-used isolate (one spare per common memory size is prepared
  * ahead) and it is disposed after that run.
  */
@@ -125,22 +126,26 @@ export function createIsolateHomes(code: GuestCode, settings: HomeSettings, onCa
   }
 
   /**
-   * Makes room for one more idle home: the oldest home of the user who has the most waiting (the
-   * least recently parked of them on a tie), so a user's only warm isolate goes last. Retiring the
-   * oldest of all instead cost users with one home theirs while others kept several: under
-   * bench:load, 6% of runs started in a new isolate (~2 ms more each: make, first context, dispose).
+   * Makes room for `parking` among the idle homes: one goes from the key (user and heap size) with
+   * the most waiting, counting `parking` with its own key's, and of equals from the least recently
+   * parked key; it is that key's oldest idle home (never `parking` itself, not idle yet). So a
+   * user's only warm isolate goes last. Retiring the oldest of all instead cost users with one
+   * home theirs while others kept several: under bench:load, ~6% of runs started in a new isolate
+   * (~2 ms more each: make, first context, dispose).
    */
-  function retireForRoom(): void {
+  function retireForRoom(parking: Home): void {
+    const own = idle.get(parking.key);
     let fullest: Home[] | undefined;
-    for (const list of idle.values()) if (fullest === undefined || list.length > fullest.length) fullest = list;
-    const home = fullest?.[0];
+    for (const [key, list] of idle) if (key !== parking.key && (fullest === undefined || list.length > fullest.length)) fullest = list;
+    const from = own !== undefined && own.length + 1 > (fullest?.length ?? 0) ? own : fullest;
+    const home = from?.[0];
     if (home === undefined) return;
     leaveIdle(home);
     retire(home);
   }
 
   function park(home: Home): void {
-    if (idleCount >= settings.maxIdle) retireForRoom();
+    if (idleCount >= settings.maxIdle) retireForRoom(home);
     const list = idle.get(home.key) ?? [];
     idle.delete(home.key);
     idle.set(home.key, [...list, home]);

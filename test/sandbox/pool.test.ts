@@ -121,23 +121,49 @@ test("isolateMaxIdle bounds the warm user isolates a worker keeps: past it the o
 
 test("past isolateMaxIdle the isolate that goes is one of the user who has the most waiting, not another user's only one", KEPT_ONLY, async () => {
   const userNamed = (id: string) => ({ ...USER, id, name: id });
-  const kept = createTestPool({ workers: 1, runsPerWorker: 2, userRunsInFlight: 2, isolateMaxIdle: 3 });
   const settle = () => new Promise((resolve) => setTimeout(resolve, 50)); // parking is a tick after the answer
+  const once = (pool: SandboxPool, id: string) => runTool(pool, "export default () => 1", { user: userNamed(id) }).then(assertOk);
+  // Two runs at once of a user with no isolate waiting: two new isolates (had one run waited for the other's, it would count as reused).
+  async function twoAtOnce(pool: SandboxPool, id: string): Promise<void> {
+    const before = pool.stats().reusedIsolates;
+    for (const outcome of await Promise.all([0, 1].map(() => runTool(pool, SPIN(200), { user: userNamed(id) })))) assertOk(outcome);
+    await settle();
+    assert.equal(pool.stats().reusedIsolates - before, 0, `${id}'s two runs overlapped, each in a new isolate`);
+  }
+  const reusedBy = async (pool: SandboxPool, id: string) => {
+    const before = pool.stats().reusedIsolates;
+    await once(pool, id);
+    await settle();
+    return pool.stats().reusedIsolates - before;
+  };
+
+  // Waiting: b's one (the oldest), a's two; then c's makes four of three allowed: one of a's goes.
+  const kept = createTestPool({ workers: 1, runsPerWorker: 2, userRunsInFlight: 2, isolateMaxIdle: 3 });
   try {
-    assertOk(await runTool(kept, "export default () => 1", { user: userNamed("b") }));
+    await once(kept, "b");
     await settle();
-    // Two runs of "a" at once: two isolates, both kept. Waiting now: b's (the oldest), a's two.
-    for (const outcome of await Promise.all([0, 1].map(() => runTool(kept, SPIN(80), { user: userNamed("a") })))) assertOk(outcome);
+    await twoAtOnce(kept, "a");
+    await once(kept, "c");
     await settle();
-    assertOk(await runTool(kept, "export default () => 1", { user: userNamed("c") })); // a fourth to keep: one must go
-    await settle();
-    const before = kept.stats().reusedIsolates;
-    assertOk(await runTool(kept, "export default () => 1", { user: userNamed("b") }));
-    assert.equal(kept.stats().reusedIsolates - before, 1, "b's only isolate was kept (one of a's two went)");
-    for (const outcome of await Promise.all([0, 1].map(() => runTool(kept, SPIN(80), { user: userNamed("a") })))) assertOk(outcome);
-    assert.equal(kept.stats().reusedIsolates - before, 2, "a still had one warm isolate, and got a new one for its second run");
+    assert.equal(await reusedBy(kept, "b"), 1, "b's only isolate was kept (one of a's two went)");
+    assert.equal(await reusedBy(kept, "c"), 1, "c's only isolate was kept");
+    assert.equal(await reusedBy(kept, "a"), 1, "a kept one");
   } finally {
     await kept.close();
+  }
+  // The isolate being parked counts with its user's: b and c wait with one each, a parks a second.
+  const parking = createTestPool({ workers: 1, runsPerWorker: 2, userRunsInFlight: 2, isolateMaxIdle: 2 });
+  try {
+    for (const id of ["b", "c"]) {
+      await once(parking, id);
+      await settle();
+    }
+    await twoAtOnce(parking, "a"); // the first of a's parks (b's goes), the second takes the room of a's first
+    assert.equal(await reusedBy(parking, "a"), 1, "a kept one");
+    // Checked after a's: a run of b or c without an isolate parks one more and makes room again.
+    assert.equal(await reusedBy(parking, "c"), 1, "c's only isolate was kept");
+  } finally {
+    await parking.close();
   }
 });
 
