@@ -1,9 +1,12 @@
 /**
- * `npm run bench:load [-- --calls N --clients C --users U --time-limit-s S --json]`: the load test
- * of issue 6. A real server (child process, bench/load/server.ts) on 127.0.0.1 with a temp SQLite
- * file, the example plugins and two sandbox workers; C concurrent MCP clients (the SDK's Client over
- * Streamable HTTP, C/U per user) make N calls, an even mix of a plugin tool (demo's echo_word), a
- * sandboxed user tool, and a user tool calling demo over the loopback.
+ * `npm run bench:load [-- --calls N --clients C --users U --revision R --time-limit-s S --json]`:
+ * the load test of issue 6. A real server (child process, bench/load/server.ts) on 127.0.0.1 with a
+ * temp SQLite file, the example plugins and two sandbox workers; C concurrent MCP clients over
+ * Streamable HTTP (C/U per user) make N calls, an even mix of a plugin tool (demo's echo_word), a
+ * sandboxed user tool, and a user tool calling demo over the loopback. R is the revision the clients
+ * speak: 2025-11-25 (the 1.x SDK's Client with a session, the default), 2026-07-28 (the official v2
+ * client, stateless) or mixed (half of each, see drive.ts); the unloaded baseline is one client of
+ * the first kind the load uses.
  *
  * Reports: unexpected errors by kind and code, p50/p99 per kind beside the same kind unloaded (one
  * client, measured in the same run: the baseline), calls/s, server and sandbox-worker memory before
@@ -149,7 +152,7 @@ const lines = [
 process.stdout.write(`${lines.join("\n")}\n`);
 if (values.json) {
   process.stdout.write(`${JSON.stringify({
-    calls: total, clients: CLIENTS, users: USERS, seconds: load.seconds, callsPerSecond: total / load.seconds, timedOut: load.timedOut,
+    calls: total, clients: CLIENTS, users: USERS, revision: REVISION, seconds: load.seconds, callsPerSecond: total / load.seconds, timedOut: load.timedOut,
     latencyMs: Object.fromEntries(CALL_KINDS.map((kind) => {
       const sorted = [...load.latencies[kind]].sort((a, b) => a - b);
       return [kind, { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) }];

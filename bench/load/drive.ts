@@ -46,8 +46,9 @@ export interface DriveResult {
 export async function connectCallers(url: string, users: readonly { name: string; token: string }[], count: number, revision: LoadRevision): Promise<Caller[]> {
   return Promise.all(Array.from({ length: count }, async (_, i) => {
     const user = users[i % users.length]!;
-    // Mixed: every other client is modern, so each user has clients of both revisions.
-    const modern = revision === "2026-07-28" || (revision === "mixed" && Math.floor(i / users.length) % 2 === 1);
+    // Mixed: half the clients are modern, alternating within each user's clients and across users
+    // (a user with one client has one kind; with several, both).
+    const modern = revision === "2026-07-28" || (revision === "mixed" && ((i % users.length) + Math.floor(i / users.length)) % 2 === 1);
     return { client: await connectOne(url, user.token, `load-${i}`, modern), user: user.name };
   }));
 }
