@@ -5,14 +5,19 @@
  * roots), list changes through its subscription. The same client pinned to "legacy" checks that
  * the 2025-11-25 session path answers it the same way. Another client than the hand-made
  * requests of revisions.test.ts and the 1.x SDK of the other tests: interop, not our reading of
- * the spec.
+ * the spec. Over stdio (`knot-tools mcp --user`), the same client in both modes: a sandboxed tool
+ * asks, and a tool saved by another process reaches its list-changed handler.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client, StreamableHTTPClientTransport, type Tool } from "@modelcontextprotocol/client";
-import { request, startApp, tempDir, type TestApp } from "../helpers/fixtures.ts";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { openStore } from "../../src/store/index.ts";
+import { parseUserToolInput } from "../../src/tools/user-tool-input.ts";
+import { CLI } from "../helpers/cli.ts";
+import { EXAMPLE_PLUGINS, request, startApp, tempDir, type TestApp } from "../helpers/fixtures.ts";
 import { CONFORMANCE_PLUGIN } from "./conformance-harness.ts";
 import { saveUserTool, USER_TOOLS } from "./helpers.ts";
 
@@ -159,6 +164,48 @@ describe("the official MCP client v2 (@modelcontextprotocol/client)", () => {
       assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
       await waitFor(() => changes.at(-1)?.includes(name) === false, `a list without ${name}: ${JSON.stringify(changes)}`);
       assert.ok(changes.every((list) => !list.some((entry) => entry.startsWith("error"))), JSON.stringify(changes));
+    });
+  }
+});
+
+describe("the official MCP client v2 over stdio (knot-tools mcp --user)", () => {
+  const ASK_ONCE = `import { ask, returnString } from "knot:tool";
+export default async function () { const a = await ask("Which colour?", { type: "object", properties: { colour: { type: "string" } }, required: ["colour"] }); returnString(a ? a.colour : "declined"); }`;
+
+  for (const mode of ["auto", "legacy"] as const) {
+    test(`${mode}: negotiates ${mode === "auto" ? "2026-07-28" : "2025-11-25"}, answers an ask, and hears of a tool another process saved`, async () => {
+      const db = path.join(tempDir("knot-v2client-stdio-"), "knot.db");
+      const store = await openStore({ path: db });
+      const sam = await store.createUser({ name: "sam", isAdmin: false });
+      await store.grant({ subject: { kind: "user", userId: sam.id }, permission: "knot.mcp" });
+      await store.createUserTool(sam.id, parseUserToolInput({ name: "u_ask", code: ASK_ONCE }));
+      await store.close();
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: ["--no-node-snapshot", "--disable-warning=ExperimentalWarning", CLI, "mcp", "--user", "sam", "--db", db, "--plugins", EXAMPLE_PLUGINS],
+        cwd: path.dirname(db), stderr: "pipe",
+      });
+      const changes: string[][] = [];
+      const client = new Client({ name: "v2-stdio", version: "2.4.0" }, {
+        versionNegotiation: { mode },
+        capabilities: { elicitation: { form: {} } },
+        listChanged: { tools: { debounceMs: 0, onChanged: (error, tools) => changes.push(error ? [`error: ${error.message}`] : (tools ?? []).map((tool: Tool) => tool.name)) } },
+      });
+      client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { colour: "teal" } }));
+      try {
+        await client.connect(transport);
+        assert.equal(client.getNegotiatedProtocolVersion(), mode === "auto" ? "2026-07-28" : "2025-11-25");
+        assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ["tool_search", "execute_tool", "u_ask", "echo_word"]);
+        assert.deepEqual((await client.callTool({ name: "u_ask", arguments: {} })).content, [{ type: "text", text: "teal" }]);
+        assert.deepEqual((await client.callTool({ name: "echo_word", arguments: { word: "hi" } })).structuredContent, { word: "hi", length: 2, by: "sam", method: "CALL" });
+        // Another process (the CLI, the HTTP server) saves a tool on the same database file.
+        const other = await openStore({ path: db });
+        await other.createUserTool(sam.id, parseUserToolInput({ name: "u_later", code: "export default () => 1" }));
+        await other.close();
+        await waitFor(() => changes.some((list) => list.includes("u_later")), `a list with u_later: ${JSON.stringify(changes)}`);
+      } finally {
+        await client.close();
+      }
     });
   }
 });
