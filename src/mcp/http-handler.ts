@@ -18,7 +18,8 @@ import type { HostCheck } from "./host-check.ts";
 import { auditRefusedCalls, isInitialize, rpcError, rpcErrorFor, UNREADABLE } from "./http-replies.ts";
 import { parseLimitedMcpBody } from "./request-limits.ts";
 import type { ParamHeaderCheck } from "./param-header-check.ts";
-import { isLegacyRequest, StreamableHTTPServerTransport, toWebRequest, type AuthInfo, type Server } from "./sdk.ts";
+import { isLegacyRequest, toWebRequest, type AuthInfo, type Server } from "./sdk.ts";
+import { StreamableHTTPServerTransport } from "./session-transport.ts";
 import { malformedToolCall, MAX_MESSAGE_DEPTH, setAsideBadArguments, tooDeepForSdk, type SetAside } from "./set-aside.ts";
 import type { SessionRegistry } from "./sessions.ts";
 import { mcpRefusal } from "./tool-gates.ts";
@@ -130,7 +131,7 @@ async function serveStateful(deps: HttpHandlerDeps, req: IncomingMessage, res: S
       await auditRefusedCalls(deps.audit, principal, body, "PERMISSION_DENIED", requestId);
       return rpcError(res, 403, "PERMISSION_DENIED", "permission denied: this session belongs to another user");
     }
-    return session.transport.handleRequest(req, res, body);
+    return session.transport.serve(req, res, body);
   }
   if (req.method !== "POST" || !isInitialize(body)) {
     return rpcError(res, 400, "BAD_REQUEST", "Bad Request: no valid mcp-session-id header; send initialize first");
@@ -145,7 +146,7 @@ async function serveStateful(deps: HttpHandlerDeps, req: IncomingMessage, res: S
     if (transport.sessionId) deps.sessions.remove(transport.sessionId);
   };
   await server.connect(transport);
-  await transport.handleRequest(req, res, body);
+  await transport.serve(req, res, body);
   if (!transport.sessionId) await server.close();
 }
 
@@ -157,7 +158,7 @@ async function serveStateless(deps: HttpHandlerDeps, req: IncomingMessage, res: 
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   res.once("close", () => void server.close().catch(() => {}));
   await server.connect(transport);
-  await transport.handleRequest(req, res, body);
+  await transport.serve(req, res, body);
 }
 
 const ENVELOPE_CLAIM = "io.modelcontextprotocol/protocolVersion";

@@ -1,12 +1,13 @@
 /**
- * The 2026-07-28 handler (`createMcpHandler`, a web-standard `fetch`) on node:http, for a body
- * the route has already read and parsed. It does what the SDK's `toNodeHandler` does, minus the
+ * The SDK's web-standard handlers on node:http, for a body the route has already read and parsed:
+ * the 2026-07-28 handler (`createMcpHandler`) and the 2025-11-25 transport (session-transport.ts). It does what the SDK's `toNodeHandler` does, minus the
  * work a parsed body makes pointless, which was a good part of every stateless call (issue 13):
  * the request goes in without its body (the SDK classifies and serves from `parsedBody` and never
  * reads it; re-serialising and re-encoding the JSON cost each call), and a JSON answer goes out as
  * one write with its length instead of a chunked stream. Streamed answers (`text/event-stream`:
- * progress, subscriptions) are still copied chunk by chunk, with backpressure. A client that goes
- * away aborts the request's signal, so the SDK stops serving it.
+ * progress, subscriptions, a session's GET stream) are still copied chunk by chunk, with
+ * backpressure. A client that goes away aborts the request's signal and cancels the stream, so the
+ * SDK stops serving it.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthInfo, SdkHttpHandler } from "./sdk.ts";
@@ -83,24 +84,36 @@ function bodylessRequest(req: IncomingMessage, signal: AbortSignal): Request {
   return new Request(`http://${host}${req.url ?? "/"}`, { method: (req.method ?? "GET").toUpperCase(), headers, signal });
 }
 
-/** Copies a streamed answer, waiting for `drain` when the socket is full; stops when the client has gone. */
+/**
+ * Copies a streamed answer, waiting for `drain` when the socket is full. A client that goes away
+ * cancels the stream, also while it waits for its next event: the SDK frees a stream on cancel
+ * (a 2025 session allows one GET stream at a time, so a dropped one must not stay registered).
+ */
 async function copyStream(body: ReadableStream<Uint8Array>, res: ServerResponse, signal: AbortSignal): Promise<void> {
+  const reader = body.getReader();
   let drained: (() => void) | undefined;
   const onDrain = () => {
     drained?.();
     drained = undefined;
   };
+  const onAbort = () => {
+    drained?.();
+    void reader.cancel().catch(() => {});
+  };
   res.on("drain", onDrain);
-  const gone = new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+  signal.addEventListener("abort", onAbort, { once: true });
   try {
-    for await (const chunk of body) {
-      if (signal.aborted) break;
-      if (!res.write(chunk)) await Promise.race([new Promise<void>((resolve) => (drained = resolve)), gone]);
+    if (signal.aborted) return onAbort();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || signal.aborted) break;
+      if (!res.write(value)) await new Promise<void>((resolve) => (drained = resolve));
     }
   } catch {
     // the stream failed or was cancelled: end what was sent
   } finally {
     res.off("drain", onDrain);
+    signal.removeEventListener("abort", onAbort);
   }
 }
 

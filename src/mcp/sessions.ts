@@ -4,7 +4,8 @@
  * refuses any request on a session whose user differs from the request's (checked per request).
  * Idle sessions are closed, and each user holds a bounded number, so memory stays bounded.
  */
-import type { Server, StreamableHTTPServerTransport } from "./sdk.ts";
+import type { Server } from "./sdk.ts";
+import type { StreamableHTTPServerTransport } from "./session-transport.ts";
 
 export interface McpSession {
   readonly id: string;

@@ -1,7 +1,7 @@
 /**
  * src/mcp/node-adapter.ts on a real node:http server, with a stand-in for the SDK's handler: how it
  * tells a streamed answer from a JSON one (media types are case-insensitive), and what happens to a
- * stream nobody will read.
+ * stream nobody will read or whose client goes away.
  */
 import assert from "node:assert/strict";
 import http from "node:http";
@@ -86,6 +86,29 @@ test("a stream whose headers cannot be written is cancelled, so what feeds it st
     });
     assert.equal(cancelled, true, "the stream was cancelled");
     assert.equal(server.errors.length, 1, "the failure reached the route's error handling");
+  } finally {
+    await server.close();
+  }
+});
+
+test("a stream its client drops is cancelled at once, also while it waits for its next event", async () => {
+  let cancelled!: () => void;
+  const wasCancelled = new Promise<void>((resolve) => (cancelled = resolve));
+  const encoder = new TextEncoder();
+  const server = await serve(async () => new Response(new ReadableStream<Uint8Array>({
+    start: (controller) => controller.enqueue(encoder.encode("event: message\ndata: one\n\n")),
+    pull: () => new Promise(() => {}), // no second event, ever: a notification stream at rest
+    cancel: () => cancelled(),
+  }), { headers: { "content-type": "text/event-stream" } }));
+  try {
+    const ac = new AbortController();
+    const res = await fetch(server.url, { method: "POST", signal: ac.signal });
+    const reader = res.body!.getReader();
+    await reader.read(); // the first event: the stream is open and at rest
+    ac.abort();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([wasCancelled, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("the stream was not cancelled when its client went away")), 5_000)))]);
+    clearTimeout(timer);
   } finally {
     await server.close();
   }

@@ -131,6 +131,23 @@ describe("MCP over Streamable HTTP (stateful)", () => {
     await client.close();
   });
 
+  test("a notification stream (GET) its client dropped is freed: the session's next GET is served, not refused as a second stream", async () => {
+    const { client, transport } = await connect(t.url, tokens.alice!);
+    try {
+      const headers = { authorization: `Bearer ${tokens.alice}`, "mcp-session-id": transport.sessionId!, "mcp-protocol-version": "2025-11-25", accept: "text/event-stream" };
+      await transport.close(); // the client's own GET stream goes: the test opens its own
+      for (let i = 0; i < 3; i += 1) {
+        const ac = new AbortController();
+        const res = await fetch(`${t.url}/mcp`, { headers, signal: ac.signal });
+        assert.equal(res.status, 200, `GET #${i + 1} on the session`);
+        ac.abort();
+        await new Promise((resolve) => setTimeout(resolve, 100)); // the server sees the socket close
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
   test("a token's scopes narrow the loopback calls of the user tools it runs", async () => {
     const carol = await t.user("carol", { grants: ["knot.mcp", "plugin.demo.view_dashboard"] });
     await saveUserTool(t, carol.id, { name: "via_loopback", code: `import { call } from "knot:plugin";\nimport { returnObject } from "knot:tool";\nexport default async function () { returnObject(await call("demo", "echo_word", { word: "w" })); }` });
