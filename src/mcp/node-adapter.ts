@@ -1,7 +1,8 @@
 /**
  * The SDK's web-standard handlers on node:http, for a body the route has already read and parsed:
- * the 2026-07-28 handler (`createMcpHandler`) and the 2025-11-25 transport (session-transport.ts). It does what the SDK's `toNodeHandler` does, minus the
- * work a parsed body makes pointless, which was a good part of every stateless call (issue 13):
+ * the 2026-07-28 handler (`createMcpHandler`) and the 2025-11-25 transport (session-transport.ts).
+ * It does what the SDK's `toNodeHandler` does, minus the work a parsed body makes pointless, which
+ * was a good part of every stateless call (issue 13):
  * the request goes in without its body (the SDK classifies and serves from `parsedBody` and never
  * reads it; re-serialising and re-encoding the JSON cost each call), and a JSON answer goes out as
  * one write with its length instead of a chunked stream. Streamed answers (`text/event-stream`:
