@@ -121,7 +121,13 @@ function authInfoFor(principal: Principal, requestId: string, res: ServerRespons
   return { token: principal.tokenId ?? "", clientId: principal.user.id, scopes: [], extra: extra as unknown as Record<string, unknown> };
 }
 
+/** What a 2025 session answers (the web Request a transport is handed cannot even be made for TRACE). */
+const SESSION_METHODS = "GET, POST, DELETE";
+
 async function serveStateful(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal, requestId: string): Promise<void> {
+  if (req.method !== "GET" && req.method !== "POST" && req.method !== "DELETE") {
+    return rpcError(res, 405, "METHOD_NOT_ALLOWED", `Method not allowed: ${SESSION_METHODS} only`, { allow: SESSION_METHODS });
+  }
   const header = req.headers["mcp-session-id"];
   const sessionId = Array.isArray(header) ? header[0] : header;
   if (sessionId) {

@@ -105,13 +105,20 @@ async function copyStream(body: ReadableStream<Uint8Array>, res: ServerResponse,
   signal.addEventListener("abort", onAbort, { once: true });
   try {
     if (signal.aborted) return onAbort();
+    // With no event ready, the headers go out at once (as the SDK's Node wrapper does): a session's
+    // GET stream may stay quiet for its 15 s keep-alive, and its client waits for them to know it is open.
+    let first: ReturnType<typeof reader.read> | undefined = reader.read();
+    if ((await Promise.race([first, Promise.resolve(undefined)])) === undefined && !signal.aborted) res.flushHeaders();
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await (first ?? reader.read());
+      first = undefined;
       if (done || signal.aborted) break;
       if (!res.write(value)) await new Promise<void>((resolve) => (drained = resolve));
     }
   } catch {
-    // the stream failed or was cancelled: end what was sent
+    // the stream failed or was cancelled (or a write threw): end what was sent, and let the stream
+    // go, or the transport would keep it registered
+    void reader.cancel().catch(() => {});
   } finally {
     res.off("drain", onDrain);
     signal.removeEventListener("abort", onAbort);

@@ -131,18 +131,30 @@ describe("MCP over Streamable HTTP (stateful)", () => {
     await client.close();
   });
 
-  test("a notification stream (GET) its client dropped is freed: the session's next GET is served, not refused as a second stream", async () => {
+  test("a notification stream (GET) opens at once, and one its client dropped is freed: the session's next GET is served, not refused as a second stream", async () => {
     const { client, transport } = await connect(t.url, tokens.alice!);
     try {
       const headers = { authorization: `Bearer ${tokens.alice}`, "mcp-session-id": transport.sessionId!, "mcp-protocol-version": "2025-11-25", accept: "text/event-stream" };
       await transport.close(); // the client's own GET stream goes: the test opens its own
       for (let i = 0; i < 3; i += 1) {
         const ac = new AbortController();
-        const res = await fetch(`${t.url}/mcp`, { headers, signal: ac.signal });
+        const started = performance.now();
+        // A quiet stream sends nothing before its 15 s keep-alive: its headers must not wait for it.
+        const res = await fetch(`${t.url}/mcp`, { headers, signal: AbortSignal.any([ac.signal, AbortSignal.timeout(5_000)]) });
         assert.equal(res.status, 200, `GET #${i + 1} on the session`);
+        assert.ok(performance.now() - started < 5_000, "the stream's headers came at once");
         ac.abort();
         await new Promise((resolve) => setTimeout(resolve, 100)); // the server sees the socket close
       }
+      // A method the session transport does not serve is refused as such (TRACE cannot even become a web Request).
+      const trace = await new Promise<{ status: number; allow: string | undefined }>((resolve, reject) => {
+        const target = new URL(`${t.url}/mcp`);
+        http.request({ host: target.hostname, port: target.port, path: target.pathname, method: "TRACE", headers: { authorization: headers.authorization, "mcp-session-id": headers["mcp-session-id"] } }, (res) => {
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, allow: res.headers.allow });
+        }).on("error", reject).end();
+      });
+      assert.deepEqual(trace, { status: 405, allow: "GET, POST, DELETE" });
     } finally {
       await client.close();
     }
