@@ -18,8 +18,7 @@ import type { HostCheck } from "./host-check.ts";
 import { auditRefusedCalls, isInitialize, rpcError, rpcErrorFor, UNREADABLE } from "./http-replies.ts";
 import { parseLimitedMcpBody } from "./request-limits.ts";
 import type { ParamHeaderCheck } from "./param-header-check.ts";
-import { isLegacyRequest, toWebRequest, type AuthInfo, type Server } from "./sdk.ts";
-import { StreamableHTTPServerTransport } from "./session-transport.ts";
+import { isLegacyRequest, StreamableHTTPServerTransport, toWebRequest, type AuthInfo, type Server } from "./sdk.ts";
 import { malformedToolCall, MAX_MESSAGE_DEPTH, setAsideBadArguments, tooDeepForSdk, type SetAside } from "./set-aside.ts";
 import type { SessionRegistry } from "./sessions.ts";
 import { mcpRefusal } from "./tool-gates.ts";
@@ -121,13 +120,7 @@ function authInfoFor(principal: Principal, requestId: string, res: ServerRespons
   return { token: principal.tokenId ?? "", clientId: principal.user.id, scopes: [], extra: extra as unknown as Record<string, unknown> };
 }
 
-/** What a 2025 session answers (the web Request a transport is handed cannot even be made for TRACE). */
-const SESSION_METHODS = "GET, POST, DELETE";
-
 async function serveStateful(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal, requestId: string): Promise<void> {
-  if (req.method !== "GET" && req.method !== "POST" && req.method !== "DELETE") {
-    return rpcError(res, 405, "METHOD_NOT_ALLOWED", `Method not allowed: ${SESSION_METHODS} only`, { allow: SESSION_METHODS });
-  }
   const header = req.headers["mcp-session-id"];
   const sessionId = Array.isArray(header) ? header[0] : header;
   if (sessionId) {
@@ -137,7 +130,7 @@ async function serveStateful(deps: HttpHandlerDeps, req: IncomingMessage, res: S
       await auditRefusedCalls(deps.audit, principal, body, "PERMISSION_DENIED", requestId);
       return rpcError(res, 403, "PERMISSION_DENIED", "permission denied: this session belongs to another user");
     }
-    return session.transport.serve(req, res, body);
+    return session.transport.handleRequest(req, res, body);
   }
   if (req.method !== "POST" || !isInitialize(body)) {
     return rpcError(res, 400, "BAD_REQUEST", "Bad Request: no valid mcp-session-id header; send initialize first");
@@ -152,7 +145,7 @@ async function serveStateful(deps: HttpHandlerDeps, req: IncomingMessage, res: S
     if (transport.sessionId) deps.sessions.remove(transport.sessionId);
   };
   await server.connect(transport);
-  await transport.serve(req, res, body);
+  await transport.handleRequest(req, res, body);
   if (!transport.sessionId) await server.close();
 }
 
@@ -164,7 +157,7 @@ async function serveStateless(deps: HttpHandlerDeps, req: IncomingMessage, res: 
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   res.once("close", () => void server.close().catch(() => {}));
   await server.connect(transport);
-  await transport.serve(req, res, body);
+  await transport.handleRequest(req, res, body);
 }
 
 const ENVELOPE_CLAIM = "io.modelcontextprotocol/protocolVersion";

@@ -1,14 +1,13 @@
 /**
- * The SDK's web-standard handlers on node:http, for a body the route has already read and parsed:
- * the 2026-07-28 handler (`createMcpHandler`) and the 2025-11-25 transport (session-transport.ts).
- * It does what the SDK's `toNodeHandler` does, minus the work a parsed body makes pointless, which
- * was a good part of every stateless call (issue 13):
+ * The 2026-07-28 handler (`createMcpHandler`, a web-standard `fetch`) on node:http, for a body
+ * the route has already read and parsed. It does what the SDK's `toNodeHandler` does, minus the
+ * work a parsed body makes pointless, which was a good part of every stateless call (issue 13):
  * the request goes in without its body (the SDK classifies and serves from `parsedBody` and never
  * reads it; re-serialising and re-encoding the JSON cost each call), and a JSON answer goes out as
  * one write with its length instead of a chunked stream. Streamed answers (`text/event-stream`:
- * progress, subscriptions, a session's GET stream) are still copied chunk by chunk, with
- * backpressure. A client that goes away aborts the request's signal and cancels the stream, so the
- * SDK stops serving it.
+ * progress, subscriptions) are still copied chunk by chunk, with backpressure, and their headers go
+ * out at once when no event is ready. A client that goes away aborts the request's signal and
+ * cancels the stream, so the SDK stops serving it.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthInfo, SdkHttpHandler } from "./sdk.ts";
@@ -87,8 +86,8 @@ function bodylessRequest(req: IncomingMessage, signal: AbortSignal): Request {
 
 /**
  * Copies a streamed answer, waiting for `drain` when the socket is full. A client that goes away
- * cancels the stream, also while it waits for its next event: the SDK frees a stream on cancel
- * (a 2025 session allows one GET stream at a time, so a dropped one must not stay registered).
+ * cancels the stream, also while it waits for its next event (a web-standard source learns it is
+ * no longer read only from the cancel; the SDK's 2025 transport, for one, frees a stream only then).
  */
 async function copyStream(body: ReadableStream<Uint8Array>, res: ServerResponse, signal: AbortSignal): Promise<void> {
   const reader = body.getReader();
@@ -105,8 +104,8 @@ async function copyStream(body: ReadableStream<Uint8Array>, res: ServerResponse,
   signal.addEventListener("abort", onAbort, { once: true });
   try {
     if (signal.aborted) return onAbort();
-    // With no event ready, the headers go out at once (as the SDK's Node wrapper does): a session's
-    // GET stream may stay quiet for its 15 s keep-alive, and its client waits for them to know it is open.
+    // With no event ready, the headers go out at once (as the SDK's Node wrapper does): a stream may
+    // stay quiet for a long time (a slow tool, a keep-alive every 15 s), and its client waits for them.
     let first: ReturnType<typeof reader.read> | undefined = reader.read();
     if ((await Promise.race([first, Promise.resolve(undefined)])) === undefined && !signal.aborted) res.flushHeaders();
     for (;;) {

@@ -3,9 +3,8 @@
  * (`@modelcontextprotocol/server` and its Node adapter `@modelcontextprotocol/node`), which speaks
  * both 2025-11-25 (initialize, sessions) and 2026-07-28 (stateless, per-request `_meta`). We use
  * its low-level `Server` (its `McpServer` keeps a static tool registry; our tools are per user), its
- * per-request modern handler, its web-standard Streamable HTTP transport for 2025 sessions (on
- * node:http through our adapter, session-transport.ts), its stdio entry, and its wire types.
- * Everything else in src/mcp imports from here.
+ * per-request modern handler, its Streamable HTTP transport for 2025 sessions, its stdio entry,
+ * and its wire types. Everything else in src/mcp imports from here.
  */
 // The low-level Server is marked deprecated in favour of McpServer; we need it for per-user listing.
 import { Server as SdkServer } from "@modelcontextprotocol/server";
@@ -15,8 +14,7 @@ export {
   createRequestStateCodec, LOG_LEVEL_META_KEY,
 } from "@modelcontextprotocol/server";
 export { serveStdio } from "@modelcontextprotocol/server/stdio";
-export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
-export { toWebRequest } from "@modelcontextprotocol/node";
+export { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport, toWebRequest } from "@modelcontextprotocol/node";
 export type {
   AuthInfo, CallToolResult, ClientCapabilities, ContentBlock as McpContentBlock, InputRequiredResult, LoggingLevel,
   McpHttpHandler as SdkHttpHandler, ServerContext, Tool as McpTool, Transport, JSONRPCMessage,

@@ -4,8 +4,7 @@
  * refuses any request on a session whose user differs from the request's (checked per request).
  * Idle sessions are closed, and each user holds a bounded number, so memory stays bounded.
  */
-import type { Server } from "./sdk.ts";
-import type { StreamableHTTPServerTransport } from "./session-transport.ts";
+import type { Server, StreamableHTTPServerTransport } from "./sdk.ts";
 
 export interface McpSession {
   readonly id: string;

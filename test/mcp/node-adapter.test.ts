@@ -113,3 +113,17 @@ test("a stream its client drops is cancelled at once, also while it waits for it
     await server.close();
   }
 });
+
+test("a stream with no event ready gets its headers at once: its client does not wait for the first event", async () => {
+  const server = await serve(async () => new Response(new ReadableStream<Uint8Array>({
+    pull: () => new Promise(() => {}), // quiet: a slow tool, a notification stream between keep-alives
+  }), { headers: { "content-type": "text/event-stream" } }));
+  try {
+    const res = await fetch(server.url, { method: "POST", signal: AbortSignal.timeout(5_000) });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-type"), "text/event-stream");
+    await res.body?.cancel();
+  } finally {
+    await server.close();
+  }
+});
