@@ -16,8 +16,9 @@ import { Client, StreamableHTTPClientTransport, type Tool } from "@modelcontextp
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { openStore } from "../../src/store/index.ts";
 import { parseUserToolInput } from "../../src/tools/user-tool-input.ts";
-import { CLI } from "../helpers/cli.ts";
+import { cliArgs } from "../helpers/cli.ts";
 import { EXAMPLE_PLUGINS, request, startApp, tempDir, type TestApp } from "../helpers/fixtures.ts";
+import { waitFor } from "../helpers/peers.ts";
 import { CONFORMANCE_PLUGIN } from "./conformance-harness.ts";
 import { saveUserTool, USER_TOOLS } from "./helpers.ts";
 
@@ -159,10 +160,10 @@ describe("the official MCP client v2 (@modelcontextprotocol/client)", () => {
       const name = `u_new_${mode}`;
       const saved = await request(`${t.url}/api/tools`, alice.token, { method: "POST", body: JSON.stringify({ name, code: USER_TOOLS.greet }) });
       assert.equal(saved.status, 201, JSON.stringify(saved.body));
-      await waitFor(() => changes.some((list) => list.includes(name)), `a list with ${name}: ${JSON.stringify(changes)}`);
+      await waitFor(() => changes.some((list) => list.includes(name)), 10_000, `a list with ${name}: ${JSON.stringify(changes)}`);
       const deleted = await request(`${t.url}/api/tools/${saved.body.tool.id}`, alice.token, { method: "DELETE" });
       assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
-      await waitFor(() => changes.at(-1)?.includes(name) === false, `a list without ${name}: ${JSON.stringify(changes)}`);
+      await waitFor(() => changes.at(-1)?.includes(name) === false, 10_000, `a list without ${name}: ${JSON.stringify(changes)}`);
       assert.ok(changes.every((list) => !list.some((entry) => entry.startsWith("error"))), JSON.stringify(changes));
     });
   }
@@ -182,7 +183,7 @@ export default async function () { const a = await ask("Which colour?", { type: 
       await store.close();
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: ["--no-node-snapshot", "--disable-warning=ExperimentalWarning", CLI, "mcp", "--user", "sam", "--db", db, "--plugins", EXAMPLE_PLUGINS],
+        args: cliArgs(["mcp", "--user", "sam", "--db", db, "--plugins", EXAMPLE_PLUGINS]),
         cwd: path.dirname(db), stderr: "pipe",
       });
       const changes: string[][] = [];
@@ -202,18 +203,10 @@ export default async function () { const a = await ask("Which colour?", { type: 
         const other = await openStore({ path: db });
         await other.createUserTool(sam.id, parseUserToolInput({ name: "u_later", code: "export default () => 1" }));
         await other.close();
-        await waitFor(() => changes.some((list) => list.includes("u_later")), `a list with u_later: ${JSON.stringify(changes)}`);
+        await waitFor(() => changes.some((list) => list.includes("u_later")), 10_000, `a list with u_later: ${JSON.stringify(changes)}`);
       } finally {
         await client.close();
       }
     });
   }
 });
-
-async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { LIST_POLL_MS } from "../../src/mcp/list-watch.ts";
-import { CLI } from "../helpers/cli.ts";
+import { cliArgs } from "../helpers/cli.ts";
 import { EXAMPLE_PLUGINS, request, startApp, type TestApp } from "../helpers/fixtures.ts";
 
 const CODE = "export default () => 'hi';";
@@ -34,7 +34,7 @@ before(async () => {
   admin = (await t.userWithToken("root", { admin: true })).token;
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ["--no-node-snapshot", "--disable-warning=ExperimentalWarning", CLI, "mcp", "--user", "sam", "--db", t.app.config.database, "--plugins", EXAMPLE_PLUGINS],
+    args: cliArgs(["mcp", "--user", "sam", "--db", t.app.config.database, "--plugins", EXAMPLE_PLUGINS]),
     cwd: t.dir, stderr: "pipe",
   });
   transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));

@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { openStore } from "../../src/store/index.ts";
 import { parseUserToolInput } from "../../src/tools/user-tool-input.ts";
-import { cli, CLI } from "../helpers/cli.ts";
+import { cli, cliArgs } from "../helpers/cli.ts";
 import { EXAMPLE_PLUGINS, tempDir } from "../helpers/fixtures.ts";
 
 const LOOPBACK_TOOL = `import { Widgets } from "plugin:demo";\nimport { returnObject } from "knot:tool";\nexport default async function () { returnObject(await new Widgets().echo("over stdio")); }`;
@@ -28,7 +28,7 @@ test("MCP over stdio serves the same tools as the user, with audit", async () =>
 
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ["--no-node-snapshot", "--disable-warning=ExperimentalWarning", CLI, "mcp", "--user", "sam", "--db", db, "--plugins", EXAMPLE_PLUGINS],
+    args: cliArgs(["mcp", "--user", "sam", "--db", db, "--plugins", EXAMPLE_PLUGINS]),
     cwd: dir, stderr: "pipe",
   });
   let stderr = "";

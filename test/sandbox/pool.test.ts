@@ -84,6 +84,9 @@ test("close() cancels what is queued or running and later runs are refused", asy
   assert.equal(own.stats().workers, 0);
 });
 
+/** A user of the harness's kind, by id (the isolate cache is kept per user). */
+const userNamed = (id: string) => ({ ...USER, id, name: id });
+
 /** For the tests of the warm-isolate cache, which "never" mode does not have. */
 const KEPT_ONLY = { skip: ISOLATE_REUSE === "never" ? "isolates are not kept in this mode" : false };
 
@@ -101,7 +104,6 @@ async function reusedAcrossPause(options: SandboxPoolOptions, pauseMs: number): 
 }
 
 test("isolateMaxIdle bounds the warm user isolates a worker keeps: past it the oldest user's goes", KEPT_ONLY, async () => {
-  const userNamed = (id: string) => ({ ...USER, id, name: id });
   async function reusedOnReturn(isolateMaxIdle: number): Promise<number> {
     const kept = createTestPool({ workers: 1, runsPerWorker: 1, isolateMaxIdle });
     try {
@@ -120,7 +122,6 @@ test("isolateMaxIdle bounds the warm user isolates a worker keeps: past it the o
 });
 
 test("past isolateMaxIdle the isolate that goes is one of the user who has the most waiting, not another user's only one", KEPT_ONLY, async () => {
-  const userNamed = (id: string) => ({ ...USER, id, name: id });
   const settle = () => new Promise((resolve) => setTimeout(resolve, 50)); // parking is a tick after the answer
   const once = (pool: SandboxPool, id: string) => runTool(pool, "export default () => 1", { user: userNamed(id) }).then(assertOk);
   // Two runs at once of a user with no isolate waiting: two new isolates (had one run waited for the other's, it would count as reused).
