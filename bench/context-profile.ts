@@ -23,7 +23,7 @@ export function profileContext(contexts: number): string[] {
       const started = cpuMs();
       const context = isolate.createContextSync();
       const made = cpuMs();
-      installBindings(context, () => "", () => "");
+      installBindings(context, () => undefined, () => undefined);
       const guest = instantiateGuest(isolate, context, code);
       const ready = cpuMs();
       guest.release();

@@ -34,6 +34,8 @@ export const GUEST_CAPS = Object.freeze({
   /** progress() reports per run; later ones are dropped. */
   progressEvents: 10_000,
   errorMessageChars: 2_000,
+  /** Coded errors a run reports (so a top-level throw of one keeps its code); later ones keep theirs only while caught. */
+  codedMessages: 1_000,
   nameChars: 128,
 } as const);
 

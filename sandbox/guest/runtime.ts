@@ -10,8 +10,11 @@ import * as I from "./intrinsics.ts";
 import { clip, defineData } from "./intrinsics.ts";
 import type { GuestUserData } from "./user-data.ts";
 
-type Emit = (kind: string, payload: string) => string;
-type Call = (request: string) => string;
+// Neither answers: the worker does not make the guest wait for it (sandbox/worker/ivm.ts). A
+// call's answer or refusal comes back through deliver(). So every report is capped here too (the
+// worker caps them again): a loop cannot queue more of them than a run may make.
+type Emit = (kind: string, payload: string) => void;
+type Call = (id: string, request: string) => void;
 
 const globals = globalThis as unknown as Record<string, unknown>;
 const hostEmit = globals[GLOBAL_NAMES.emit] as Emit;
@@ -29,7 +32,7 @@ interface JobData {
   readonly entry: "tool" | "sink";
   readonly params: Record<string, unknown>;
   readonly user: GuestUserData;
-  readonly limits: { readonly resultBytes: number; readonly logBytes: number };
+  readonly limits: { readonly resultBytes: number; readonly logBytes: number; readonly loopbackCalls: number };
 }
 
 // The context may be prepared before its run exists; the worker hands the run's data to begin()
@@ -69,19 +72,24 @@ export const freshUser = (): GuestUserData => I.JSONParse(userText) as GuestUser
 /** JSON text of a string primitive (no toJSON lookup happens for primitives). */
 export const q = (text: string): string => I.JSONStringify(text);
 
-export function emit(kind: string, payload: string): string {
-  return hostEmit(kind, payload);
+export function emit(kind: string, payload: string): void {
+  hostEmit(kind, payload);
 }
 
 // ---- coded errors: catchable Errors with a `.code`, remembered so the runner can report the code
 const codes = new I.WeakMap<object, string>();
+let codedSent = 0;
 
 export function codedError(code: string, message: string): Error {
   const text = clip(message, GUEST_CAPS.errorMessageChars);
   const error = new I.Error(text);
   defineData(error, "code", code);
   I.WeakMapSet(codes, error, code);
-  emit(EMIT_KINDS.coded, `{"code":${q(code)},"message":${q(text)}}`);
+  // The worker keeps the first GUEST_CAPS.codedMessages; a loop making more sends nothing more.
+  if (codedSent < GUEST_CAPS.codedMessages) {
+    codedSent += 1;
+    emit(EMIT_KINDS.coded, `{"code":${q(code)},"message":${q(text)}}`);
+  }
   return error;
 }
 
@@ -180,16 +188,25 @@ interface Waiter {
 }
 const waiting = new I.Map<string, Waiter>();
 
+let callsMade = 0;
+
+/**
+ * Starts a knot:plugin call: c1, c2, … in order (the worker refuses anything else). One past the
+ * limit still goes to the worker, which ends the run with LOOPBACK_LIMIT; any later one is refused
+ * here without being sent.
+ */
 export function startCall(request: string): Promise<unknown> {
-  const reply = I.JSONParse(hostCall(request)) as Record<string, unknown>;
-  if (I.ObjectHasOwn(reply, "error")) {
-    const error = reply.error as Record<string, string>;
-    return I.PromiseReject(codedError(error.code ?? "LOOPBACK_FAILED", error.message ?? "plugin call failed"));
+  const { loopbackCalls } = limits();
+  if (callsMade > loopbackCalls) {
+    return I.PromiseReject(codedError("LOOPBACK_LIMIT", `the tool made more than ${loopbackCalls} knot:plugin calls`));
   }
-  const id = reply.id as string;
-  return new I.Promise((resolve, reject) => {
+  callsMade += 1;
+  const id = `c${callsMade}`;
+  const answer = new I.Promise<unknown>((resolve, reject) => {
     I.MapSet(waiting, id, { resolve, reject });
   });
+  hostCall(id, request);
+  return answer;
 }
 
 /** Called by the worker (never by guest code: it is not reachable from any public module). */

@@ -13,8 +13,8 @@ import { createIsolate, type Context, type Isolate, type Module } from "./ivm.ts
 const ENTRY_SOURCE = 'import * as tool from "knot-internal:tool";\nimport { runTool } from "knot-internal:run-tool";\nrunTool(tool);\n';
 
 export interface BindingFunctions {
-  emit(kind: unknown, payload: unknown): string;
-  call(request: unknown): string;
+  emit(kind: unknown, payload: unknown): void;
+  call(id: unknown, request: unknown): void;
 }
 
 export interface FreshContext {
@@ -29,10 +29,8 @@ export interface FreshContext {
   release(): void;
 }
 
-const detached: BindingFunctions = {
-  emit: () => "",
-  call: () => JSON.stringify({ error: { code: "INTERNAL", message: "the run has not begun" } }),
-};
+/** Before begin() and after release(): reports reach nobody (no guest code runs before begin). */
+const detached: BindingFunctions = { emit: () => undefined, call: () => undefined };
 
 export function newIsolate(memoryMb: number, onCatastrophicError: (message: string) => void): Isolate {
   return createIsolate({ memoryMb, onCatastrophicError });
@@ -56,7 +54,7 @@ export function prepareContext(isolate: Isolate, code: GuestCode, expected?: Rea
   let bindings = detached;
   const context = isolate.createContextSync();
   try {
-    installBindings(context, (kind, payload) => bindings.emit(kind, payload), (request) => bindings.call(request));
+    installBindings(context, (kind, payload) => bindings.emit(kind, payload), (id, request) => bindings.call(id, request));
     const guest = instantiateGuest(isolate, context, code, expected);
     let entry: Module;
     try {

@@ -1,9 +1,12 @@
 /**
  * Why: these two functions are everything guest code can invoke in the worker. They take strings
- * and return strings (isolated-vm Callbacks copy arguments; anything but a string is ignored), never
- * throw (a thrown host error would carry a host stack into the isolate), check sizes before
- * parsing, and turn every report into a decision the run owns. They grant nothing the public
- * knot:* API does not: if user code ever reached them, it could only do what it already can.
+ * (isolated-vm Callbacks copy arguments; anything but a string is ignored) and answer nothing: the
+ * guest does not wait for them (fire-and-forget Callbacks, see ivm.ts), so a log line or a
+ * knot:plugin call no longer costs the isolate two thread hops. Whatever the guest needs back (a
+ * call's answer or refusal) goes in through its `deliver`, an asynchronous task under the run's
+ * limits. They never throw (a thrown host error would carry a host stack into the isolate), check
+ * sizes before parsing, and turn every report into a decision the run owns. They grant nothing the
+ * public knot:* API does not: if user code ever reached them, it could only do what it already can.
  */
 import type { RunEvent, RunJob } from "../protocol.ts";
 import { GUEST_REPORTABLE_CODES, safeError } from "../errors.ts";
@@ -12,8 +15,6 @@ import { EMIT_KINDS, GUEST_CAPS } from "../guest/bindings.ts";
 import { parseGuestVerdict } from "./guest-verdict.ts";
 import { parseLoopbackRequest, type LoopbackRequest } from "./loopback.ts";
 import type { RunLog } from "./run-log.ts";
-
-const MAX_CODED_MESSAGES = 1_000;
 
 export interface BindingTarget {
   readonly job: RunJob;
@@ -25,16 +26,21 @@ export interface BindingTarget {
    * tripped in the guest, or the worker stops it (e.g. LOOPBACK_LIMIT); disposal happens after.
    */
   settle(verdict: WorkerVerdict): void;
-  /** Starts the HTTP call; returns the id the guest waits on. */
-  startCall(request: LoopbackRequest): string;
+  /** Starts the HTTP call the guest waits on under `id`; its answer goes to the guest's deliver. */
+  startCall(id: string, request: LoopbackRequest): void;
+  /** Answers the guest's call `id` with a refusal (through its deliver, as an answer would go). */
+  refuseCall(id: string, code: string, message: string): void;
   /** Messages of coded errors the guest made, so a top-level throw of one keeps its code. */
   readonly codedMessages: Map<string, string>;
 }
 
 export interface GuestBindings {
-  emit(kind: unknown, payload: unknown): string;
-  call(request: unknown): string;
+  emit(kind: unknown, payload: unknown): void;
+  call(id: unknown, request: unknown): void;
 }
+
+/** The ids the guest runtime gives its calls: c1, c2, … (guest/runtime.ts startCall). */
+const CALL_ID = /^c([1-9][0-9]{0,8})$/;
 
 function progressEvent(payload: string): Extract<RunEvent, { type: "progress" }> | undefined {
   if (payload.length > GUEST_CAPS.progressMessageChars * 6 + 256) return undefined;
@@ -69,9 +75,11 @@ export function createGuestBindings(target: BindingTarget): GuestBindings {
   let progressCount = 0;
   let progressMessageCharsLeft: number = GUEST_CAPS.progressMessageTotalChars;
   let callCount = 0;
+  /** The number of the guest's last call id: each must be the next, so no two calls share an id. */
+  let lastCall = 0;
 
-  function emit(kind: unknown, payload: unknown): string {
-    if (typeof kind !== "string" || typeof payload !== "string" || target.isSettled()) return "";
+  function emit(kind: unknown, payload: unknown): void {
+    if (typeof kind !== "string" || typeof payload !== "string" || target.isSettled()) return;
     try {
       switch (kind) {
         case EMIT_KINDS.console:
@@ -95,7 +103,7 @@ export function createGuestBindings(target: BindingTarget): GuestBindings {
           break;
         case EMIT_KINDS.coded: {
           const coded = codedError(payload);
-          if (coded !== undefined && target.codedMessages.size < MAX_CODED_MESSAGES) target.codedMessages.set(coded.message, coded.code);
+          if (coded !== undefined && target.codedMessages.size < GUEST_CAPS.codedMessages) target.codedMessages.set(coded.message, coded.code);
           break;
         }
         default:
@@ -104,29 +112,33 @@ export function createGuestBindings(target: BindingTarget): GuestBindings {
     } catch {
       target.settle({ ok: false, error: safeError("INTERNAL", "the sandbox worker could not handle a guest report") });
     }
-    return "";
   }
 
-  const refuse = (code: string, message: string): string => JSON.stringify({ error: { code, message } });
-
-  function call(request: unknown): string {
+  function call(id: unknown, request: unknown): void {
+    if (target.isSettled()) return; // its answer has nobody to go to
+    const number = typeof id === "string" ? CALL_ID.exec(id)?.[1] : undefined;
+    // Only our guest runtime calls this, with c1, c2, …: anything else is a broken runtime.
+    if (number === undefined || Number(number) !== lastCall + 1) {
+      target.settle({ ok: false, error: safeError("INTERNAL", "the sandbox worker received a malformed call id") });
+      return;
+    }
+    lastCall += 1;
+    const callId = id as string;
     try {
-      if (target.isSettled()) return refuse("LOOPBACK_FAILED", "the run has ended");
       if (typeof request !== "string" || request.length > GUEST_CAPS.callRequestChars + 1_024) {
-        return refuse("LOOPBACK_FAILED", "the call request is malformed or too large");
+        return target.refuseCall(callId, "LOOPBACK_FAILED", "the call request is malformed or too large");
       }
       callCount += 1;
       if (callCount > job.limits.loopbackCalls) {
         const error = safeError("LOOPBACK_LIMIT", `the tool made more than ${job.limits.loopbackCalls} knot:plugin calls`);
-        target.settle({ ok: false, error });
-        return refuse(error.code, error.message);
+        return target.settle({ ok: false, error });
       }
       const parsed = parseLoopbackRequest(request);
-      if (typeof parsed === "string") return refuse("LOOPBACK_FAILED", `knot:plugin.call: ${parsed}`);
-      if (job.loopback === null) return refuse("LOOPBACK_FAILED", "knot:plugin calls are not available in this run");
-      return JSON.stringify({ id: target.startCall(parsed) });
+      if (typeof parsed === "string") return target.refuseCall(callId, "LOOPBACK_FAILED", `knot:plugin.call: ${parsed}`);
+      if (job.loopback === null) return target.refuseCall(callId, "LOOPBACK_FAILED", "knot:plugin calls are not available in this run");
+      target.startCall(callId, parsed);
     } catch {
-      return refuse("LOOPBACK_FAILED", "the call could not be started");
+      target.refuseCall(callId, "LOOPBACK_FAILED", "the call could not be started");
     }
   }
 

@@ -48,7 +48,7 @@ export function loadGuestCode(bundle: string): GuestCode {
   try {
     const script = scratch.compileScriptSync(bundle, { filename: FILENAME, produceCachedData: true });
     const context = scratch.createContextSync();
-    installBindings(context, () => "", () => "");
+    installBindings(context, () => undefined, () => undefined);
     script.runSync(context);
     // Each module's exports arrive as an array, in the order the JSON text `exportNames` names them
     // (guest/bundle.ts); every name needs a value there, or its wrapper would export undefined.
@@ -72,9 +72,10 @@ export function loadGuestCode(bundle: string): GuestCode {
 
 /**
  * The only objects the worker ever places on a guest global: its two host functions, as Callbacks
- * (they copy their string arguments). The guest runtime takes them off the global at once.
+ * (they copy their string arguments; the guest does not wait for them, see ivm.ts). The guest
+ * runtime takes them off the global at once.
  */
-export function installBindings(context: Context, emit: (kind: unknown, payload: unknown) => string, call: (request: unknown) => string): void {
+export function installBindings(context: Context, emit: (kind: unknown, payload: unknown) => void, call: (id: unknown, request: unknown) => void): void {
   context.global.setSync(GLOBAL_NAMES.emit, createCallback(emit));
   context.global.setSync(GLOBAL_NAMES.call, createCallback(call));
 }

@@ -47,7 +47,7 @@ export type DeliverPayload = string;
 /** The longest URL a GET call is sent with: well inside Node's 16 KiB for the request line and headers. */
 const MAX_GET_URL_CHARS = 12_000;
 
-const reply = {
+export const deliverPayload = {
   ok: (json: boolean, body: string): DeliverPayload => JSON.stringify({ ok: true, json, body, code: "", message: "" }),
   error: (code: string, message: string): DeliverPayload => JSON.stringify({ ok: false, json: false, body: "", code, message }),
 };
@@ -70,7 +70,7 @@ export async function performLoopbackCall(call: LoopbackRequest, options: Loopba
   const url = loopbackUrl(options.target.baseUrl, call);
   // A GET carries its params in the URL, which HTTP servers bound with the headers (Node: 16 KiB, 431 past it).
   if (url.length > MAX_GET_URL_CHARS) {
-    return reply.error("INVALID_ARGUMENT", `${label}: the params of a GET call are too large for its URL (${url.length} characters, at most ${MAX_GET_URL_CHARS}): pass { method: "POST" } to send them in the body`);
+    return deliverPayload.error("INVALID_ARGUMENT", `${label}: the params of a GET call are too large for its URL (${url.length} characters, at most ${MAX_GET_URL_CHARS}): pass { method: "POST" } to send them in the body`);
   }
   try {
     const response = await sendHttp({
@@ -82,28 +82,28 @@ export async function performLoopbackCall(call: LoopbackRequest, options: Loopba
       timeoutMs: options.timeoutMs,
       maxBodyBytes: options.maxResponseBytes,
     });
-    if (response.status === 403) return reply.error("PERMISSION_DENIED", deniedMessage(response.body));
-    if (response.status === 404) return reply.error("NOT_ADDRESSABLE", "not addressable");
+    if (response.status === 403) return deliverPayload.error("PERMISSION_DENIED", deniedMessage(response.body));
+    if (response.status === 404) return deliverPayload.error("NOT_ADDRESSABLE", "not addressable");
     if (response.body === undefined) {
-      return reply.error("LOOPBACK_FAILED", `${label}: the response is larger than ${options.maxResponseBytes} bytes`);
+      return deliverPayload.error("LOOPBACK_FAILED", `${label}: the response is larger than ${options.maxResponseBytes} bytes`);
     }
     if (response.status < 200 || response.status > 299) {
-      return reply.error("LOOPBACK_FAILED", `${label} failed with HTTP ${response.status}${serverMessage(response.body)}`);
+      return deliverPayload.error("LOOPBACK_FAILED", `${label} failed with HTTP ${response.status}${serverMessage(response.body)}`);
     }
-    if (response.status === 204 || response.body === "") return reply.ok(true, "null");
+    if (response.status === 204 || response.body === "") return deliverPayload.ok(true, "null");
     if (/\bjson\b/i.test(response.contentType)) {
       try {
         JSON.parse(response.body);
       } catch {
-        return reply.error("LOOPBACK_FAILED", `${label}: the response is not valid JSON`);
+        return deliverPayload.error("LOOPBACK_FAILED", `${label}: the response is not valid JSON`);
       }
-      return reply.ok(true, response.body);
+      return deliverPayload.ok(true, response.body);
     }
-    return reply.ok(false, response.body);
+    return deliverPayload.ok(false, response.body);
   } catch (error) {
-    if (options.signal.aborted) return reply.error("LOOPBACK_FAILED", `${label}: the call was abandoned when the run ended`);
+    if (options.signal.aborted) return deliverPayload.error("LOOPBACK_FAILED", `${label}: the call was abandoned when the run ended`);
     const code = (error as { code?: unknown }).code;
-    return reply.error("LOOPBACK_FAILED", `${label}: the loopback request failed${typeof code === "string" ? ` (${code})` : ""}`);
+    return deliverPayload.error("LOOPBACK_FAILED", `${label}: the loopback request failed${typeof code === "string" ? ` (${code})` : ""}`);
   }
 }
 

@@ -20,7 +20,7 @@ import { createGuestBindings } from "./guest-bindings.ts";
 import type { Isolate } from "./ivm.ts";
 import { RUN_TOOL_MODULE } from "./guest-code.ts";
 import { createLinker, missingExportError } from "./linker.ts";
-import { performLoopbackCall, type LoopbackRequest } from "./loopback.ts";
+import { deliverPayload, performLoopbackCall, type LoopbackRequest } from "./loopback.ts";
 import { clipUtf8, createRunLog } from "./run-log.ts";
 import { classifyThrown } from "./thrown.ts";
 
@@ -80,7 +80,6 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
   let taskFailed = false;
   /** Set while a settled run waits for its last isolate task (see endLease). */
   let onIdle: (() => void) | undefined;
-  let callSeq = 0;
   let heapBytes = 0;
   let sampling = false;
 
@@ -223,9 +222,13 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     }
   }
 
-  function startCall(request: LoopbackRequest): string {
-    callSeq += 1;
-    const id = `c${callSeq}`;
+  /** Hands the guest a call's answer or refusal: an asynchronous task, under the run's limits. */
+  function deliver(id: string, payload: string): void {
+    if (settled || fresh === undefined) return;
+    track(fresh.guest.deliver.apply(undefined, [id, payload])).catch(onTaskError);
+  }
+
+  function startCall(id: string, request: LoopbackRequest): void {
     const target = job.loopback;
     if (target === null) throw new Error("no loopback");
     if (settled) throw new Error("the run has ended"); // its calls were aborted at settle
@@ -242,10 +245,8 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
       maxResponseBytes: Math.max(65_536, Math.min(16 * 1_048_576, (limits.heapMb * 1_048_576) / 4)),
     }).then((payload) => {
       callsPending -= 1;
-      if (settled || fresh === undefined) return;
-      track(fresh.guest.deliver.apply(undefined, [id, payload])).catch(onTaskError);
+      deliver(id, payload);
     });
-    return id;
   }
 
   const bindings = createGuestBindings({
@@ -256,6 +257,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     isSettled: () => settled,
     settle,
     startCall,
+    refuseCall: (id, code, message) => deliver(id, deliverPayload.error(code, message)),
   });
 
   async function execute(): Promise<void> {
@@ -269,7 +271,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     isolate = fresh.isolate;
     cpuAtStart = isolate.cpuTime;
     const { context, guest } = fresh;
-    const jobData = JSON.stringify({ entry: job.entry ?? "tool", params: job.params, user: job.user, limits: { resultBytes: limits.resultBytes, logBytes: limits.logBytes } });
+    const jobData = JSON.stringify({ entry: job.entry ?? "tool", params: job.params, user: job.user, limits: { resultBytes: limits.resultBytes, logBytes: limits.logBytes, loopbackCalls: limits.loopbackCalls } });
     fresh.begin(bindings, jobData);
 
     // Compiling and linking run no user code: isolated-vm's sync calls skip a thread hop each.

@@ -1,7 +1,12 @@
 /**
- * Attack family: loopback floods. A run may make at most limits.loopbackCalls knot:plugin calls;
- * the next one ends the run with LOOPBACK_LIMIT (catching it does not help), in sequence or all at
- * once, and the server sees no more than the limit.
+ * Attack family: loopback and report floods. A run may make at most limits.loopbackCalls
+ * knot:plugin calls; the next one ends the run with LOOPBACK_LIMIT (catching it does not help), in
+ * sequence or all at once, and the server sees no more than the limit.
+ * The guest does not wait for its reports (log lines, progress, coded errors, calls:
+ * sandbox/worker/ivm.ts), so a tight loop could queue them in the worker faster than it handles
+ * them, each a copy outside the isolate's heap limit. The guest runtime caps each kind as the
+ * worker does: past the limit nothing more is sent, the run ends as its limits say, and the worker
+ * (and its other users) is unharmed.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -14,7 +19,7 @@ let server: LoopbackServer;
 before(async () => {
   pool = await createReadyPool();
   marker = createMarker();
-  server = await startLoopbackServer(() => ({ body: { ok: true } }));
+  server = await startLoopbackServer((_plugin, fn) => ({ body: { ok: true }, ...(fn === "flood" ? { delayMs: 50 } : {}) }));
 });
 after(async () => {
   await pool.close();
@@ -43,4 +48,29 @@ test("a burst of a thousand concurrent calls sends at most the limit", async () 
 test("exactly the limit is fine", async () => {
   const source = `import { call } from "knot:plugin"; export default async () => (await Promise.all(Array.from({ length: 5 }, () => call("metrics", "ok")))).length`;
   assert.deepEqual(assertOk(await runTool(pool, source, { loopback: server.target, limits: LIMITS })), { kind: "json", value: 5 });
+});
+
+test("a synchronous loop of large calls past the limit: LOOPBACK_LIMIT, at most the limit sent, the worker kept", async () => {
+  const restarts = pool.stats().restarts;
+  const before = server.calls.length;
+  const source = `import { call } from "knot:plugin";
+const pad = "x".repeat(900_000);
+export default () => { for (;;) call("metrics", "flood", { pad }).catch(() => {}) };`;
+  assertError(await runTool(pool, source, { loopback: server.target, limits: LIMITS }), ["LOOPBACK_LIMIT", "CPU_LIMIT"]);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.ok(server.calls.length - before <= 5, `${server.calls.length - before} requests reached the server`);
+  assert.equal(pool.stats().restarts, restarts, "the worker was not replaced");
+  await assertHostUnharmed(pool, marker);
+});
+
+test("a loop of caught coded errors and of log lines runs into its CPU limit; the worker is kept", async () => {
+  const restarts = pool.stats().restarts;
+  const sources = [
+    `import { getInt } from "knot:tool"; export default () => { for (;;) { try { getInt("x".repeat(1_000)) } catch {} } };`,
+    `const line = "y".repeat(60_000); export default () => { for (;;) console.log(line) };`,
+    `import { progress } from "knot:tool"; const text = "z".repeat(1_000); export default () => { for (let i = 0; ; i++) progress(i, undefined, text) };`,
+  ];
+  for (const source of sources) assertError(await runTool(pool, source, { limits: LIMITS }), "CPU_LIMIT");
+  assert.equal(pool.stats().restarts, restarts, "the worker was not replaced");
+  await assertHostUnharmed(pool, marker);
 });
