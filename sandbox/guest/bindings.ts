@@ -6,6 +6,8 @@
 export const GLOBAL_NAMES = Object.freeze({
   emit: "__knot_emit",
   call: "__knot_call",
+  /** Returns once the worker has handled every report queued before it (see GUEST_CAPS.reportsPerWait). */
+  wait: "__knot_wait",
   /** Target of the worker's rewrite of `import(x)`; always rejects with MODULE_NOT_ALLOWED. */
   dynamicImport: "__knot_dynamic_import",
   /** Where the guest bundle leaves its modules for the worker; deleted before any user code runs. */
@@ -36,6 +38,12 @@ export const GUEST_CAPS = Object.freeze({
   errorMessageChars: 2_000,
   /** Coded errors a run reports (so a top-level throw of one keeps its code); later ones keep theirs only while caught. */
   codedMessages: 1_000,
+  /**
+   * Reports (log lines, progress, coded errors, calls) the guest queues for the worker before it
+   * waits for the worker to have handled them: the worker's thread drains its queue in one go, so
+   * a loop queuing faster than that would hold it (no timers, no heartbeat) and grow its memory.
+   */
+  reportsPerWait: 64,
   nameChars: 128,
 } as const);
 

@@ -3,9 +3,11 @@
  * each of these and deletes it, so user code never sees them. Only strings cross.
  */
 declare global {
-  /** Report something to the worker: (kind, JSON payload) → reply string (empty when none). */
-  var __knot_emit: ((kind: string, payload: string) => string) | undefined;
-  /** Start a knot:plugin call: JSON request → JSON reply `{"id":…}` or `{"error":{code,message}}`. */
-  var __knot_call: ((request: string) => string) | undefined;
+  /** Report something to the worker: (kind, JSON payload); not waited for, answers nothing. */
+  var __knot_emit: ((kind: string, payload: string) => void) | undefined;
+  /** Start a knot:plugin call: (the guest's id, JSON request); the answer or refusal comes through deliver. */
+  var __knot_call: ((id: string, request: string) => void) | undefined;
+  /** Returns once the worker has handled every report made before it. */
+  var __knot_wait: (() => string) | undefined;
 }
 export {};

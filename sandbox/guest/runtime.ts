@@ -15,13 +15,16 @@ import type { GuestUserData } from "./user-data.ts";
 // worker caps them again): a loop cannot queue more of them than a run may make.
 type Emit = (kind: string, payload: string) => void;
 type Call = (id: string, request: string) => void;
+type Wait = () => string;
 
 const globals = globalThis as unknown as Record<string, unknown>;
 const hostEmit = globals[GLOBAL_NAMES.emit] as Emit;
 const hostCall = globals[GLOBAL_NAMES.call] as Call;
+const hostWait = globals[GLOBAL_NAMES.wait] as Wait;
 delete globals[GLOBAL_NAMES.emit];
 delete globals[GLOBAL_NAMES.call];
-if (typeof hostEmit !== "function" || typeof hostCall !== "function") {
+delete globals[GLOBAL_NAMES.wait];
+if (typeof hostEmit !== "function" || typeof hostCall !== "function" || typeof hostWait !== "function") {
   throw new I.Error("knot sandbox: the worker bindings are missing");
 }
 
@@ -72,22 +75,36 @@ export const freshUser = (): GuestUserData => I.JSONParse(userText) as GuestUser
 /** JSON text of a string primitive (no toJSON lookup happens for primitives). */
 export const q = (text: string): string => I.JSONStringify(text);
 
+let queued = 0;
+
+/** After every GUEST_CAPS.reportsPerWait reports, waits until the worker has handled them. */
+function paced(): void {
+  queued += 1;
+  if (queued < GUEST_CAPS.reportsPerWait) return;
+  queued = 0;
+  hostWait();
+}
+
 export function emit(kind: string, payload: string): void {
   hostEmit(kind, payload);
+  paced();
 }
 
 // ---- coded errors: catchable Errors with a `.code`, remembered so the runner can report the code
 const codes = new I.WeakMap<object, string>();
-let codedSent = 0;
+/** The messages reported so far (the worker keeps the first GUEST_CAPS.codedMessages distinct ones). */
+const codedSent = new I.Map<string, true>();
+let codedCount = 0;
 
 export function codedError(code: string, message: string): Error {
   const text = clip(message, GUEST_CAPS.errorMessageChars);
   const error = new I.Error(text);
   defineData(error, "code", code);
   I.WeakMapSet(codes, error, code);
-  // The worker keeps the first GUEST_CAPS.codedMessages; a loop making more sends nothing more.
-  if (codedSent < GUEST_CAPS.codedMessages) {
-    codedSent += 1;
+  // A repeated message is not sent again; past the cap, nothing more is.
+  if (codedCount < GUEST_CAPS.codedMessages && I.MapGet(codedSent, text) === undefined) {
+    I.MapSet(codedSent, text, true);
+    codedCount += 1;
     emit(EMIT_KINDS.coded, `{"code":${q(code)},"message":${q(text)}}`);
   }
   return error;
@@ -206,6 +223,7 @@ export function startCall(request: string): Promise<unknown> {
     I.MapSet(waiting, id, { resolve, reject });
   });
   hostCall(id, request);
+  paced();
   return answer;
 }
 

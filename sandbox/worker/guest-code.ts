@@ -9,7 +9,7 @@
  */
 import { safeError } from "../errors.ts";
 import { GLOBAL_NAMES } from "../guest/bindings.ts";
-import { createCallback, createIsolate, type Context, type CodeCache, type Isolate, type Module, type Reference, type Script } from "./ivm.ts";
+import { createCallback, createIsolate, createWaitingCallback, type Context, type CodeCache, type Isolate, type Module, type Reference, type Script } from "./ivm.ts";
 
 /** What user code may import by name (the rest of the guest is unreachable from user modules). */
 export const PUBLIC_GUEST_MODULES: ReadonlySet<string> = new Set(["knot:tool", "knot:identity", "knot:plugin"]);
@@ -71,14 +71,18 @@ export function loadGuestCode(bundle: string): GuestCode {
 }
 
 /**
- * The only objects the worker ever places on a guest global: its two host functions, as Callbacks
- * (they copy their string arguments; the guest does not wait for them, see ivm.ts). The guest
- * runtime takes them off the global at once.
+ * The only objects the worker ever places on a guest global: its host functions, as Callbacks
+ * (they copy their string arguments; the guest does not wait for them, see ivm.ts), and the wait
+ * that lets the worker catch up with them (it takes nothing and does nothing). The guest runtime
+ * takes them off the global at once.
  */
 export function installBindings(context: Context, emit: (kind: unknown, payload: unknown) => void, call: (id: unknown, request: unknown) => void): void {
   context.global.setSync(GLOBAL_NAMES.emit, createCallback(emit));
   context.global.setSync(GLOBAL_NAMES.call, createCallback(call));
+  context.global.setSync(GLOBAL_NAMES.wait, createWaitingCallback(caughtUp));
 }
+
+const caughtUp = (): string => "";
 
 function scriptOf(isolate: Isolate, code: GuestCode): Script {
   let script = scripts.get(isolate);

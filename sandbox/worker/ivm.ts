@@ -31,3 +31,12 @@ export function createIsolate(options: IsolateOptions): Isolate {
 export function createCallback(fn: (...args: unknown[]) => void): ivm.Callback {
   return new ivm.Callback(fn, { ignored: true });
 }
+
+/**
+ * The guest's one synchronous Callback: it returns once the worker's thread has run it, that is,
+ * after every fire-and-forget call queued before it (the queue is first in, first out). The guest
+ * calls it every GUEST_CAPS.reportsPerWait reports, so it can never be far ahead of the worker.
+ */
+export function createWaitingCallback(fn: () => string): ivm.Callback {
+  return new ivm.Callback(fn);
+}

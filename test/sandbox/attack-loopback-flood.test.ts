@@ -74,3 +74,15 @@ test("a loop of caught coded errors and of log lines runs into its CPU limit; th
   assert.equal(pool.stats().restarts, restarts, "the worker was not replaced");
   await assertHostUnharmed(pool, marker);
 });
+
+test("floods of empty log lines from several runs at once: each ends by its own limit, the worker keeps up and is kept", async () => {
+  const restarts = pool.stats().restarts;
+  const flood = "export default () => { for (;;) console.log() };";
+  const outcomes = await Promise.all(Array.from({ length: 4 }, () => runTool(pool, flood, { limits: { ...LIMITS, logBytes: 262_144 } })));
+  // CPU_LIMIT, not the wall clock: a worker whose thread drowned in the queued reports could not poll the CPU.
+  assert.deepEqual(outcomes.map((outcome) => (outcome.ok ? "ok" : outcome.error.code)), ["CPU_LIMIT", "CPU_LIMIT", "CPU_LIMIT", "CPU_LIMIT"]);
+  // A worker that queued more than it could handle misses its heartbeats (or its memory budget) after the verdicts.
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  assert.equal(pool.stats().restarts, restarts, "the worker was not replaced");
+  await assertHostUnharmed(pool, marker);
+});

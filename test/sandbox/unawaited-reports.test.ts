@@ -33,20 +33,16 @@ export default async () => {
   return JSON.stringify(answer);
 };`;
   const events: RunEvent[] = [];
-  let verdictSeenWithEvents = -1;
   const outcome = await runTool(pool, source, {
     loopback: server.target,
     limits: { ...CALLING_LIMITS, logBytes: 1_000_000 },
     hooks: { onEvent: (event) => void events.push(event) },
   });
-  verdictSeenWithEvents = events.length;
-  await new Promise((resolve) => setTimeout(resolve, 100));
   assert.deepEqual(assertOk(outcome), { kind: "text", text: '{"answered":true}' });
   const lines = outcome.log.map((line) => line.message);
   assert.deepEqual(lines, [...Array.from({ length: 500 }, (_, i) => `before ${i}`), ...Array.from({ length: 500 }, (_, i) => `after ${i}`)]);
   const progress = events.filter((event) => event.type === "progress");
   assert.deepEqual(progress.map((event) => event.done), [1, 2, 3], "progress in the order it was reported");
-  assert.equal(verdictSeenWithEvents, events.length, "no report arrives after the verdict");
   // The stream of events keeps the tool's own order: the first progress comes after the 500th "before" line.
   const firstProgress = events.findIndex((event) => event.type === "progress");
   const logsBefore = events.slice(0, firstProgress).filter((event) => event.type === "log").length;
@@ -80,11 +76,10 @@ export default async () => { try { await call("metrics", "read") } catch (error)
   assert.match((result as { text: string }).text, /^LOOPBACK_FAILED: .*not available/);
 });
 
-test("a coded error keeps its code when thrown at the top, also after many were made and caught", async () => {
+test("a coded error thrown at the top keeps its code after many (repeated) ones were made and caught", async () => {
   const source = `import { getInt } from "knot:tool";
-export default () => {
-  for (let i = 0; i < 50; i++) { try { getInt("missing") } catch {} }
-  getInt("missing");
-};`;
+for (let i = 0; i < 1_500; i++) { try { getInt("again") } catch {} }
+getInt("missing");
+export default () => "unreached";`;
   assertError(await runTool(pool, source, { limits: CALLING_LIMITS }), "INVALID_ARGUMENT", /missing/);
 });
