@@ -10,9 +10,10 @@ import * as I from "./intrinsics.ts";
 import { clip, defineData } from "./intrinsics.ts";
 import type { GuestUserData } from "./user-data.ts";
 
-// Neither answers: the worker does not make the guest wait for it (sandbox/worker/ivm.ts). A
-// call's answer or refusal comes back through deliver(). So every report is capped here too (the
-// worker caps them again): a loop cannot queue more of them than a run may make.
+// Emit and call answer nothing: the guest does not wait for them (sandbox/worker/ivm.ts); a call's
+// answer or refusal comes back through deliver(). So the guest paces itself (paced(): every
+// GUEST_CAPS.reportsPerWait reports it waits until the worker has handled them) and caps every kind
+// of report as the worker does: a loop cannot queue more of them than the worker keeps up with.
 type Emit = (kind: string, payload: string) => void;
 type Call = (id: string, request: string) => void;
 type Wait = () => string;

@@ -1,5 +1,6 @@
 /**
- * Why: these two functions are everything guest code can invoke in the worker. They take strings
+ * Why: these two functions are everything guest code can invoke in the worker (besides `wait`, which
+ * does nothing: guest-code.ts). They take strings
  * (isolated-vm Callbacks copy arguments; anything but a string is ignored) and answer nothing: the
  * guest does not wait for them (fire-and-forget Callbacks, see ivm.ts), so a log line or a
  * knot:plugin call no longer costs the isolate two thread hops. Whatever the guest needs back (a
