@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { request, type TestApp } from "../helpers/fixtures.ts";
+import { waitFor } from "../helpers/peers.ts";
 import { browserSuite, screenshot, signIn } from "./browser-helpers.ts";
 
 let app: TestApp;
@@ -45,6 +46,11 @@ async function typeAtEnd(page: Page, text: string): Promise<void> {
 const saveStatus = (page: Page) => page.locator(".save-area [role=status]").textContent();
 /** The editor's document, line by line (a small document: CodeMirror renders every line). */
 const editorText = async (page: Page) => (await page.locator(".cm-content .cm-line").allTextContents()).join("\n");
+/** The editor's text once it is `expected` (a click's effect reaches CodeMirror a tick or more later); fails with what it shows. */
+async function assertEditorText(page: Page, expected: string): Promise<void> {
+  await waitFor(async () => (await editorText(page)) === expected, 5_000, "the editor's text").catch(() => undefined);
+  assert.equal(await editorText(page), expected);
+}
 
 /** A new tool of bob's, open in the editor of a fresh signed-in browser context. */
 async function editNewTool(name: string) {
@@ -112,7 +118,7 @@ test("a session that ends keeps the unsaved draft in the tab, and after signing 
   await screenshot(page, "editor-recovered-draft");
   await offer.getByRole("button", { name: "Restore my unsaved changes" }).click();
   assert.equal(await offer.count(), 0);
-  assert.equal(await editorText(page), `${CODE}// kept\n// also kept\n`);
+  await assertEditorText(page, `${CODE}// kept\n// also kept\n`);
   assert.equal(await saveStatus(page), "Unsaved changes");
   await page.getByRole("button", { name: "Save", exact: true }).click();
   await page.getByText("Saved as version 2").waitFor();
@@ -130,7 +136,7 @@ test("a kept draft can be discarded: the saved version stays and it is not offer
   const offer = page.getByRole("region", { name: "Unsaved changes found" });
   await offer.getByRole("button", { name: "Discard them" }).click();
   assert.equal(await offer.count(), 0);
-  assert.equal(await editorText(page), CODE);
+  await assertEditorText(page, CODE);
   await assertNothingOfferedAfterReload(page);
   await context.close();
 });
@@ -143,13 +149,13 @@ test("Sign out with unsaved changes asks first: Cancel keeps the session and the
   page.on("dialog", (d) => (asked.push(d.message()), void (asked.length === 1 ? d.dismiss() : d.accept())));
   await page.getByRole("button", { name: "Sign out" }).click();
   assert.match(asked[0] ?? "(not asked)", /unsaved changes/);
-  assert.equal(await editorText(page), `${CODE}// draft\n`);
+  await assertEditorText(page, `${CODE}// draft\n`);
   assert.equal((await page.request.get("/api/me", { headers: { "x-knot-csrf": "1" } })).status(), 200, "still signed in");
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.getByLabel("API token").waitFor();
   await signInAgain(page);
   await openEditor(page, id);
-  assert.equal(await editorText(page), CODE);
+  await assertEditorText(page, CODE);
   assert.equal(await page.getByRole("region", { name: "Unsaved changes found" }).count(), 0, "signing out on purpose leaves no draft behind");
   assert.equal(asked.length, 2, `asked once per Sign out: ${JSON.stringify(asked)}`);
   await context.close();
@@ -172,7 +178,7 @@ test("a save conflict keeps my draft and offers Overwrite with my version, which
   await conflict.waitFor();
   assert.match((await conflict.textContent()) ?? "", /saved as version 2 elsewhere.*you were editing version 1/s);
   assert.equal(await page.getByText("Reload it and save again").count(), 0, "no advice that would lose the draft");
-  assert.equal(await editorText(page), `${CODE}// mine\n`);
+  await assertEditorText(page, `${CODE}// mine\n`);
   assert.equal(await saveStatus(page), "Unsaved changes");
   await conflict.getByRole("button", { name: "Compare theirs with mine" }).click();
   await conflict.locator(".cm-mergeView").waitFor();
@@ -193,7 +199,7 @@ test("a save conflict can be resolved with Discard mine and load theirs", async 
   const conflict = page.getByRole("region", { name: "Save conflict" });
   await conflict.getByRole("button", { name: "Discard mine and load theirs" }).click();
   assert.equal(await conflict.count(), 0);
-  assert.equal(await editorText(page), THEIRS);
+  await assertEditorText(page, THEIRS);
   assert.equal(await saveStatus(page), "All changes saved");
   assert.match((await page.locator("h1").textContent()) ?? "", /v2/);
   // Based on version 2 now: the next save is no conflict.
