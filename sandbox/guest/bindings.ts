@@ -47,6 +47,9 @@ export const GUEST_CAPS = Object.freeze({
   nameChars: 128,
 } as const);
 
+/** The one wording of LOOPBACK_LIMIT, whichever side (the guest past the limit + 1, the worker at it) refuses. */
+export const loopbackLimitMessage = (limit: number): string => `the tool made more than ${limit} knot:plugin calls`;
+
 /**
  * The reserved argument the host puts a run's input-round answers in (src/mcp/input-rounds.ts).
  * Here, not in knot:tool: every export of a guest module is visible to user code.

@@ -5,7 +5,7 @@
  * bindings are no more powerful than the public knot:* API, because the worker re-checks every
  * string it receives (type, size, JSON, names, counts).
  */
-import { GLOBAL_NAMES, EMIT_KINDS, GUEST_CAPS } from "./bindings.ts";
+import { GLOBAL_NAMES, EMIT_KINDS, GUEST_CAPS, loopbackLimitMessage } from "./bindings.ts";
 import * as I from "./intrinsics.ts";
 import { clip, defineData } from "./intrinsics.ts";
 import type { GuestUserData } from "./user-data.ts";
@@ -216,7 +216,7 @@ let callsMade = 0;
 export function startCall(request: string): Promise<unknown> {
   const { loopbackCalls } = limits();
   if (callsMade > loopbackCalls) {
-    return I.PromiseReject(codedError("LOOPBACK_LIMIT", `the tool made more than ${loopbackCalls} knot:plugin calls`));
+    return I.PromiseReject(codedError("LOOPBACK_LIMIT", loopbackLimitMessage(loopbackCalls)));
   }
   callsMade += 1;
   const id = `c${callsMade}`;

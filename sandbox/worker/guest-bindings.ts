@@ -12,7 +12,7 @@
 import type { RunEvent, RunJob } from "../protocol.ts";
 import { GUEST_REPORTABLE_CODES, safeError } from "../errors.ts";
 import type { WorkerVerdict } from "../ipc.ts";
-import { EMIT_KINDS, GUEST_CAPS } from "../guest/bindings.ts";
+import { EMIT_KINDS, GUEST_CAPS, loopbackLimitMessage } from "../guest/bindings.ts";
 import { parseGuestVerdict } from "./guest-verdict.ts";
 import { parseLoopbackRequest, type LoopbackRequest } from "./loopback.ts";
 import type { RunLog } from "./run-log.ts";
@@ -131,7 +131,7 @@ export function createGuestBindings(target: BindingTarget): GuestBindings {
       }
       callCount += 1;
       if (callCount > job.limits.loopbackCalls) {
-        const error = safeError("LOOPBACK_LIMIT", `the tool made more than ${job.limits.loopbackCalls} knot:plugin calls`);
+        const error = safeError("LOOPBACK_LIMIT", loopbackLimitMessage(job.limits.loopbackCalls));
         return target.settle({ ok: false, error });
       }
       const parsed = parseLoopbackRequest(request);

@@ -70,6 +70,9 @@ export function loadGuestCode(bundle: string): GuestCode {
   }
 }
 
+/** The wait's whole work: being reached means the worker has handled every report queued before it. */
+const caughtUp = (): string => "";
+
 /**
  * The only objects the worker ever places on a guest global: its host functions, as Callbacks
  * (they copy their string arguments; the guest does not wait for them, see ivm.ts), and the wait
@@ -82,7 +85,6 @@ export function installBindings(context: Context, emit: (kind: unknown, payload:
   context.global.setSync(GLOBAL_NAMES.wait, createWaitingCallback(caughtUp));
 }
 
-const caughtUp = (): string => "";
 
 function scriptOf(isolate: Isolate, code: GuestCode): Script {
   let script = scripts.get(isolate);
