@@ -113,7 +113,9 @@ async function handle(options: HttpServerOptions, req: IncomingMessage, res: Ser
   const session = bearer || !acceptsSession(route.access) ? null : sessionFromCookies(req.headers.cookie, requestIsSecure(req));
   const principal = await options.auth.authenticate({ bearer, session, remoteAddress: req.socket.remoteAddress, route: route.access });
   if (!principal) {
-    res.setHeader("www-authenticate", route.challenge ? route.challenge(bearer !== null) : 'Bearer realm="knot-tools"');
+    // A Bearer credential that did not parse was still presented: the challenge says it is invalid (RFC 6750 §3.1).
+    const presented = bearer !== null || /^bearer(\s|$)/i.test(req.headers.authorization ?? "");
+    res.setHeader("www-authenticate", route.challenge ? route.challenge(presented) : 'Bearer realm="knot-tools"');
     throw new KnotError("UNAUTHENTICATED", session ? "your session has ended: sign in again" : "a valid bearer token is required");
   }
   if (principal.via === "session" && needsCsrfProof(method, route.access)) assertCsrfProof(req.headers, options.publicOrigin ?? null);

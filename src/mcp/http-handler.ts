@@ -18,10 +18,11 @@ import type { HostCheck } from "./host-check.ts";
 import { auditRefusedCalls, isInitialize, rpcError, rpcErrorFor, UNREADABLE } from "./http-replies.ts";
 import { parseLimitedMcpBody } from "./request-limits.ts";
 import type { ParamHeaderCheck } from "./param-header-check.ts";
-import { isLegacyRequest, StreamableHTTPServerTransport, toWebRequest, type AuthInfo, type Server } from "./sdk.ts";
+import { isLegacyRequest, MODERN_PROTOCOL_VERSION, StreamableHTTPServerTransport, toWebRequest, type AuthInfo, type Server } from "./sdk.ts";
 import { malformedToolCall, MAX_MESSAGE_DEPTH, setAsideBadArguments, tooDeepForSdk, type SetAside } from "./set-aside.ts";
 import type { SessionRegistry } from "./sessions.ts";
 import { mcpRefusal } from "./tool-gates.ts";
+import { refusedAccept, requestIdOf, transportRefusal, type TransportRefusal } from "./transport-rules.ts";
 
 export interface HttpHandlerDeps {
   readonly audit: AuditLog;
@@ -80,18 +81,21 @@ export function createMcpHttpEdge(deps: HttpHandlerDeps): McpHttpEdge {
 async function handleMcp(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerResponse, principal: Principal, requestId: string, raw: Buffer | undefined): Promise<void> {
   let body = raw === undefined ? undefined : parseLimitedMcpBody(res, raw);
   if (body === UNREADABLE) return;
+  const id = requestIdOf(body);
   const refused = mcpRefusal(principal);
   if (refused) {
     await auditRefusedCalls(deps.audit, principal, body, "PERMISSION_DENIED", requestId);
-    return rpcError(res, 403, "PERMISSION_DENIED", `permission denied: ${refused.detail}`);
+    return rpcError(res, 403, "PERMISSION_DENIED", `permission denied: ${refused.detail}`, {}, undefined, { id });
   }
+  const transport = transportRefusal(req, deps.stateless);
+  if (transport) return refuse(res, transport, id);
   const setAside: SetAside = new Map();
   body = setAsideBadArguments(body, setAside);
   // Deep arguments are set aside above (refused with their shape kept); anything else this deep
   // (in params, in _meta) would overflow the SDK's recursive checks: a 500 and no audit row.
   if (tooDeepForSdk(body)) {
     await auditRefusedCalls(deps.audit, principal, body, "INVALID_ARGUMENT", requestId);
-    return rpcError(res, 400, "INVALID_ARGUMENT", `the request is nested more than ${MAX_MESSAGE_DEPTH} levels deep`, {}, -32602);
+    return rpcError(res, 400, "INVALID_ARGUMENT", `the request is nested more than ${MAX_MESSAGE_DEPTH} levels deep`, {}, -32602, { id });
   }
   const malformed = malformedToolCall(body);
   if (malformed) {
@@ -100,15 +104,21 @@ async function handleMcp(deps: HttpHandlerDeps, req: IncomingMessage, res: Serve
   }
   (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(principal, requestId, res, setAside);
   if (req.method === "POST" && (await isModern(req, body))) {
+    const unacceptable = refusedAccept(req, (body as { method?: unknown } | undefined)?.method);
+    if (unacceptable) return refuse(res, unacceptable, id);
     const mismatch = await deps.paramHeaders?.(principal, body, req);
     if (mismatch) {
       await auditRefusedCalls(deps.audit, principal, body, "BAD_REQUEST", requestId);
-      return rpcError(res, 400, "BAD_REQUEST", `Bad Request: the request headers and body disagree: ${mismatch}`, {}, HEADER_MISMATCH);
+      return rpcError(res, 400, "BAD_REQUEST", `Bad Request: the request headers and body disagree: ${mismatch}`, {}, HEADER_MISMATCH, { id });
     }
     return deps.modernFor(principal.user.id)(req, res, body);
   }
   if (deps.stateless) await serveStateless(deps, req, res, body);
   else await serveStateful(deps, req, res, body, principal, requestId);
+}
+
+function refuse(res: ServerResponse, refusal: TransportRefusal, id: string | number | null): void {
+  rpcError(res, refusal.status, refusal.code, refusal.message, refusal.headers, refusal.rpcCode, { id, ...(refusal.data ? { data: refusal.data } : {}) });
 }
 
 function authInfoFor(principal: Principal, requestId: string, res: ServerResponse, setAside: SetAside): AuthInfo {
@@ -125,15 +135,15 @@ async function serveStateful(deps: HttpHandlerDeps, req: IncomingMessage, res: S
   const sessionId = Array.isArray(header) ? header[0] : header;
   if (sessionId) {
     const session = deps.sessions.get(sessionId);
-    if (!session) return rpcError(res, 404, "NOT_FOUND", "Session not found: initialize a new session");
+    if (!session) return rpcError(res, 404, "NOT_FOUND", "Session not found: initialize a new session", {}, undefined, { id: requestIdOf(body) });
     if (session.userId !== principal.user.id) {
       await auditRefusedCalls(deps.audit, principal, body, "PERMISSION_DENIED", requestId);
-      return rpcError(res, 403, "PERMISSION_DENIED", "permission denied: this session belongs to another user");
+      return rpcError(res, 403, "PERMISSION_DENIED", "permission denied: this session belongs to another user", {}, undefined, { id: requestIdOf(body) });
     }
     return session.transport.handleRequest(req, res, body);
   }
-  if (req.method !== "POST" || !isInitialize(body)) {
-    return rpcError(res, 400, "BAD_REQUEST", "Bad Request: no valid mcp-session-id header; send initialize first");
+  if (!isInitialize(body)) {
+    return rpcError(res, 400, "BAD_REQUEST", "Bad Request: no valid mcp-session-id header; send initialize first", {}, undefined, { id: requestIdOf(body) });
   }
   const server = deps.newServer(true);
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -150,9 +160,6 @@ async function serveStateful(deps: HttpHandlerDeps, req: IncomingMessage, res: S
 }
 
 async function serveStateless(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-  if (req.method !== "POST") {
-    return rpcError(res, 405, "METHOD_NOT_ALLOWED", "Method not allowed: this server is stateless (POST only)", { allow: "POST" });
-  }
   const server = deps.newServer(false);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   res.once("close", () => void server.close().catch(() => {}));
@@ -173,6 +180,6 @@ async function isModern(req: IncomingMessage, body: unknown): Promise<boolean> {
   if (!Array.isArray(body) && typeof meta === "object" && meta !== null && Object.hasOwn(meta, ENVELOPE_CLAIM)) return true;
   const header = req.headers["mcp-protocol-version"];
   // Dated revisions sort as text: one before 2026-07-28 without a claim is 2025-era.
-  if (!Array.isArray(body) && meta?.[ENVELOPE_CLAIM] === undefined && (header === undefined || (typeof header === "string" && /^\d{4}-\d{2}-\d{2}$/.test(header.trim()) && header.trim() < "2026-07-28"))) return false;
+  if (!Array.isArray(body) && meta?.[ENVELOPE_CLAIM] === undefined && (header === undefined || (typeof header === "string" && /^\d{4}-\d{2}-\d{2}$/.test(header.trim()) && header.trim() < MODERN_PROTOCOL_VERSION))) return false;
   return !(await isLegacyRequest(await toWebRequest(req, body), body));
 }

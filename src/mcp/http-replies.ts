@@ -7,9 +7,15 @@ import type { Principal } from "../identity/principal.ts";
 /** JSON-RPC codes used before a message reaches the SDK. */
 const RPC_CODES: Record<number, number> = { 400: -32600, 401: -32001, 403: -32001, 404: -32001, 405: -32000, 413: -32600 };
 
-/** An HTTP error with a JSON-RPC body; `data.code` is the knot-tools error code. */
-export function rpcError(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}, rpcCode?: number): void {
-  const text = JSON.stringify({ jsonrpc: "2.0", error: { code: rpcCode ?? RPC_CODES[status] ?? -32000, message, data: { code } }, id: null });
+/**
+ * An HTTP error with a JSON-RPC body; `data.code` is the knot-tools error code. `id` is the
+ * request's own when it could be read (JSON-RPC asks for it: null only when it could not).
+ */
+export function rpcError(
+  res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}, rpcCode?: number,
+  extra: { id?: string | number | null; data?: Record<string, unknown> } = {},
+): void {
+  const text = JSON.stringify({ jsonrpc: "2.0", error: { code: rpcCode ?? RPC_CODES[status] ?? -32000, message, data: { ...extra.data, code } }, id: extra.id ?? null });
   res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(text), ...headers });
   res.end(text);
 }

@@ -84,6 +84,8 @@ const SHAPES: Record<InputMethod, (answer: unknown) => boolean> = {
  */
 export function openRound(options: {
   user: string; tool: string; args: unknown; state: unknown; responses: Record<string, unknown> | undefined; capabilities: ClientCapabilities | undefined;
+  /** Keys whose answers the SDK set aside as no result object (`droppedInputResponseKeys`). */
+  dropped?: readonly string[] | undefined;
 }): InputRound {
   const answers: Record<string, unknown> = {};
   // Hashed only when a state comes in or goes out: most calls never ask (~20 µs a call otherwise).
@@ -96,7 +98,14 @@ export function openRound(options: {
     }
     Object.assign(answers, state.answers);
     for (const key of state.pending) {
-      if (typeof key === "string" && options.responses && Object.hasOwn(options.responses, key)) answers[key] = options.responses[key];
+      if (typeof key !== "string") continue;
+      // An answer that is no kind of input result (the SDK drops those that are not objects) is the
+      // client's mistake: refused, never sealed into the next round's state.
+      const given = options.responses !== undefined && Object.hasOwn(options.responses, key);
+      if (options.dropped?.includes(key) || (given && !Object.values(SHAPES).some((shape) => shape(options.responses![key])))) {
+        throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: inputResponses[${JSON.stringify(key.slice(0, 128))}] is not an elicitation, sampling or roots result`, { code: "INVALID_ARGUMENT" });
+      }
+      if (given) answers[key] = options.responses![key];
     }
   }
   const counters = new Map<string, number>();

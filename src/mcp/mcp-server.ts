@@ -18,11 +18,11 @@ import type { CallToolFn } from "./call-tool.ts";
 import { isInputNeeded, openRound, type InputRound } from "./input-rounds.ts";
 import { toMcpTool } from "./listing.ts";
 import { linkedSignal } from "./linked-signal.ts";
-import { ProtocolError } from "./protocol-error.ts";
+import { invalidParams, ProtocolError } from "./protocol-error.ts";
 import type { StateCodec } from "./request-state.ts";
 import type { ToolResolver } from "./resolver.ts";
 import {
-  ErrorCode, inputRequired, LOG_LEVEL_META_KEY, SdkProtocolError, Server,
+  ErrorCode, inputRequired, LOG_LEVEL_META_KEY, ResourceNotFoundError, SdkProtocolError, Server,
   type CallToolResult, type InputRequiredResult, type LoggingLevel, type ServerContext,
 } from "./sdk.ts";
 import type { CallContext } from "./tool-types.ts";
@@ -79,10 +79,19 @@ export function createMcpServer(core: ServerCore, options: ConnectionOptions): S
     sessionLevel = request.params.level;
     return {};
   });
-  server.setRequestHandler("prompts/list", async () => ({ prompts: [] }));
-  server.setRequestHandler("resources/list", async () => ({ resources: [] }));
-  server.setRequestHandler("resources/templates/list", async () => ({ resourceTemplates: [] }));
-  server.setRequestHandler("tools/list", guarded("tools/list", async (_request: unknown, ctx: ServerContext) => {
+  // Every list is one page: no cursor is ever handed out, so any cursor a client sends is not ours.
+  server.setRequestHandler("prompts/list", guarded("prompts/list", async (request: ListRequest) => onePage(request, { prompts: [] })));
+  server.setRequestHandler("resources/list", guarded("resources/list", async (request: ListRequest) => onePage(request, { resources: [] })));
+  server.setRequestHandler("resources/templates/list", guarded("resources/templates/list", async (request: ListRequest) => onePage(request, { resourceTemplates: [] })));
+  // The capabilities say prompts and resources exist (their lists are empty): a name or URI asked for is unknown.
+  server.setRequestHandler("prompts/get", guarded("prompts/get", async (request: { params: { name: string } }) => {
+    throw invalidParams(`Invalid params: unknown prompt ${JSON.stringify(String(request.params.name).slice(0, 200))}: this server offers no prompts`, "NOT_FOUND", "params.name");
+  }));
+  server.setRequestHandler("resources/read", guarded("resources/read", async (request: { params: { uri: string } }) => {
+    throw new ResourceNotFoundError(String(request.params.uri).slice(0, 500));
+  }));
+  server.setRequestHandler("tools/list", guarded("tools/list", async (request: ListRequest, ctx: ServerContext) => {
+    onePage(request, null);
     const principal = await options.principalOf(ctx);
     return { tools: (await core.resolver.list(principal)).map((tool) => toMcpTool(tool, core.runner)) };
   }));
@@ -95,7 +104,8 @@ export function createMcpServer(core: ServerCore, options: ConnectionOptions): S
     const args = options.setAside?.(ctx) ?? request.params.arguments;
     const roundTool = inputRoundTool(name, args);
     const input = openRound({
-      user: principal.user.id, tool: roundTool, args, state: ctx.mcpReq.requestState(), responses: ctx.mcpReq.inputResponses, capabilities: server.getClientCapabilities(),
+      user: principal.user.id, tool: roundTool, args, state: ctx.mcpReq.requestState(), responses: ctx.mcpReq.inputResponses, dropped: ctx.mcpReq.droppedInputResponseKeys,
+      capabilities: server.getClientCapabilities(),
     });
     const envelopeLevel = ctx.mcpReq.envelope?.[LOG_LEVEL_META_KEY as never] as LoggingLevel | undefined;
     const modern = ctx.mcpReq.envelope !== undefined;
@@ -119,6 +129,14 @@ export function createMcpServer(core: ServerCore, options: ConnectionOptions): S
     }
   }));
   return server;
+}
+
+type ListRequest = { params?: { cursor?: string } };
+
+/** The list itself when the request names no cursor; a cursor is refused (-32602), as the spec asks of one the server did not issue. */
+function onePage<T>(request: ListRequest, list: T): T {
+  if (request.params?.cursor !== undefined) throw invalidParams("Invalid params: unknown cursor: this server lists everything in one page, so it never hands out a cursor", "INVALID_ARGUMENT", "params.cursor");
+  return list;
 }
 
 /**

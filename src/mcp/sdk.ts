@@ -7,18 +7,31 @@
  * and its wire types. Everything else in src/mcp imports from here.
  */
 // The low-level Server is marked deprecated in favour of McpServer; we need it for per-user listing.
-import { Server as SdkServer } from "@modelcontextprotocol/server";
+import { ProtocolError as SdkProtocolError, ProtocolErrorCode as SdkErrorCode, Server as SdkServer } from "@modelcontextprotocol/server";
 
 export {
   ProtocolError as SdkProtocolError, ProtocolErrorCode as ErrorCode, createMcpHandler, isLegacyRequest, inputRequired,
-  createRequestStateCodec, LOG_LEVEL_META_KEY,
+  createRequestStateCodec, LOG_LEVEL_META_KEY, ResourceNotFoundError, SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
+/** The stateless revision (the SDK keeps its own list of these internal). */
+export const MODERN_PROTOCOL_VERSION = "2026-07-28";
 export { serveStdio } from "@modelcontextprotocol/server/stdio";
 export { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport, toWebRequest } from "@modelcontextprotocol/node";
 export type {
   AuthInfo, CallToolResult, ClientCapabilities, ContentBlock as McpContentBlock, InputRequiredResult, LoggingLevel,
   McpHttpHandler as SdkHttpHandler, ServerContext, Tool as McpTool, Transport, JSONRPCMessage,
 } from "@modelcontextprotocol/server";
+
+/**
+ * Our handlers let nothing but a protocol error out (mcp-server.ts `guarded`), so any other error
+ * here is the SDK's own check of the request's params against the method's schema (a `cursor` that
+ * is not a string, say), which it throws as a plain Error: the client would get -32603 "internal
+ * error" carrying the raw schema report. It is the caller's mistake: -32602, naming the method.
+ */
+function asInvalidParams(method: string, error: unknown): unknown {
+  if (error instanceof SdkProtocolError || !(error instanceof Error) || error.name !== "Error") return error;
+  return new SdkProtocolError(SdkErrorCode.InvalidParams, `Invalid params for ${method}: ${error.message.slice(0, 500)}`, { code: "INVALID_ARGUMENT" });
+}
 
 /**
  * The SDK's low-level Server. Its transport-close hook (run for every 2026-07-28 request, whose
@@ -38,6 +51,8 @@ export class Server extends SdkServer {
       this.running += 1;
       try {
         return await wrapped(request, ctx);
+      } catch (error) {
+        throw asInvalidParams(method, error);
       } finally {
         this.running -= 1;
       }

@@ -51,6 +51,17 @@ describe("attack: input-round request state", () => {
     assert.deepEqual(honest.response.result.content, [{ type: "text", text: "Hello, Mallory!" }]);
   });
 
+  test("answers that are no kind of input result are refused (-32602), never sealed into the next round's state", async () => {
+    const asked = (await call(alice, {})).response.result;
+    for (const inputResponses of [{ user_name: "yes" }, { user_name: { action: "bogus" } }, { user_name: [1] }, { user_name: { method: "elicitation/create", result: {} } }]) {
+      const reply = await call(alice, { requestState: asked.requestState, inputResponses });
+      assert.equal(reply.response.error?.code, -32602, `${JSON.stringify(inputResponses)}: ${JSON.stringify(reply.response)}`);
+      assert.match(reply.response.error.message, /inputResponses/);
+    }
+    const honest = await call(alice, { requestState: asked.requestState, inputResponses: ANSWER });
+    assert.deepEqual(honest.response.result.content, [{ type: "text", text: "Hello, Mallory!" }], "the state still answers after the refusals");
+  });
+
   test("through execute_tool the state is bound to the tool it runs, not to execute_tool", async () => {
     const viaExecute = (name: string, extra: Record<string, unknown>) =>
       modernCall(t.url, alice, "tools/call", { name: "execute_tool", arguments: { name, arguments: {} }, ...extra }, { capabilities });

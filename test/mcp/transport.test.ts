@@ -53,6 +53,11 @@ describe("MCP over Streamable HTTP (stateful)", () => {
     const bad = await postMcp(t.url, INITIALIZE, { authorization: "Bearer kt_not-a-real-token" });
     assert.equal(bad.status, 401);
     assert.match(bad.headers.get("www-authenticate") ?? "", /error="invalid_token"/, "a presented token that does not work");
+    for (const authorization of ["Bearer kt_not-a-real-token junk", "bearer  ", "Bearer"]) {
+      const malformed = await postMcp(t.url, INITIALIZE, { authorization });
+      assert.equal(malformed.status, 401);
+      assert.match(malformed.headers.get("www-authenticate") ?? "", /error="invalid_token"/, `a malformed bearer credential is a presented one: ${JSON.stringify(authorization)}`);
+    }
     const principal = await t.app.auth.principalFor(userIds.alice!);
     const loopback = t.app.loopbackTokens.mint(principal!, "run-1", 10_000);
     assert.equal((await postMcp(t.url, INITIALIZE, { authorization: `Bearer ${loopback.token}` })).status, 401);
