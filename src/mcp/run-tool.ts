@@ -7,7 +7,6 @@
 import { KnotError } from "../errors.ts";
 import { createToolState } from "../plugins/tool-state.ts";
 import type { CallDeps } from "./call-tool.ts";
-import { GUEST_INPUT_PARAM } from "../../sandbox/guest/bindings.ts";
 import { guestInput, guestQuestions, isInputNeeded } from "./input-rounds.ts";
 import { linkedSignal } from "./linked-signal.ts";
 import { errorResult, summaryValue, thrownResult, toolResult } from "./results.ts";
@@ -54,11 +53,10 @@ async function runUserTool(deps: CallDeps, ctx: CallContext, tool: Extract<Candi
   const timer = setTimeout(() => deadline.abort(), deps.deadlineMs);
   const signal = linkedSignal(ctx.signal, deadline.signal);
   try {
-    // The answers so far ride in a reserved argument; a run that needs more ends with the questions.
-    const params = ctx.input ? { ...args, [GUEST_INPUT_PARAM]: guestInput(ctx.input) } : args;
-    const outcome = await deps.runner.run(ctx.principal, tool.user, params, {
+    // The answers so far reach the guest through the runner (a reserved argument); a run that needs more ends with the questions.
+    const outcome = await deps.runner.run(ctx.principal, tool.user, args, {
       signal: signal.signal, onEvent: ctx.emit, requestId: ctx.requestId, validated: true,
-      assistant: assistantOf(ctx),
+      assistant: assistantOf(ctx), ...(ctx.input ? { input: guestInput(ctx.input) } : {}),
     });
     const asked = outcome.ok && ctx.input ? guestQuestions(outcome.result) : null;
     if (asked) ctx.input!.take(asked);

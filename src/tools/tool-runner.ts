@@ -19,6 +19,7 @@ import { validateArguments } from "../validation/json-schema.ts";
 import { collectModuleSet } from "./module-set.ts";
 import type { Quotas } from "./quotas.ts";
 import type { UserToolsCatalog } from "./user-tools.ts";
+import { GUEST_INPUT_PARAM } from "../../sandbox/guest/bindings.ts";
 
 /** A scoped token must name this (or a glob over it) to run user tools at all. */
 export const RUN_USER_TOOLS_SCOPE = "knot.tools.run";
@@ -48,6 +49,12 @@ export interface RunOptions {
   readonly entry?: RunEntry;
   /** The assistant of the MCP call that started the run: the handlers it calls over the loopback see it. */
   readonly assistant?: Principal["assistant"];
+  /**
+   * An MCP call's input round (answers so far, the client's capabilities): the guest's `ask()` and
+   * friends read it from a reserved argument that only this option fills. A caller's own argument
+   * of that name is dropped on every path, or a run outside MCP could answer the tool's questions.
+   */
+  readonly input?: unknown;
 }
 
 export interface ToolRunner {
@@ -121,7 +128,9 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
       if (options.entry === "sink" && !("kind" in source && source.kind === "sink")) {
         throw new KnotError("BAD_REQUEST", `"${source.name}" is not a sink: only a saved sink is run with an event`);
       }
-      const params = options.validated ? args : validateArguments(schemaOf(source), args, source.name);
+      const { [GUEST_INPUT_PARAM]: _dropped, ...given } = args;
+      const checked = options.validated ? given : validateArguments(schemaOf(source), given, source.name);
+      const params = options.input === undefined ? checked : { ...checked, [GUEST_INPUT_PARAM]: options.input };
       // When the principal was read: a run waits for its quota slot first, then in the sandbox's line.
       const askedAt = performance.now();
       const release = deps.quotas ? await deps.quotas.acquire(principal, options.signal) : () => {};
