@@ -18,6 +18,7 @@ import { GUEST_QUESTIONS_KEY } from "../../sandbox/guest/bindings.ts";
 import { KnotError } from "../errors.ts";
 import { canonicalJson } from "../store/audit-hash.ts";
 import { jsonDepth, MAX_JSON_DEPTH } from "../validation/json-depth.ts";
+import { elicitationAnswerProblem } from "./elicitation-answer.ts";
 import { ProtocolError } from "./protocol-error.ts";
 import { ErrorCode, type ClientCapabilities } from "./sdk.ts";
 
@@ -48,8 +49,46 @@ export interface SealedRound {
   /** The call's arguments (a digest): an answer given for one set of arguments answers no other. */
   readonly args: string;
   readonly answers: Record<string, unknown>;
-  /** Keys asked in the round this state ended. */
-  readonly pending: readonly string[];
+  /** What the round this state ended asked, by key: its answer must be a result of that kind (and, for elicitation, fit the schema). */
+  readonly pending: Readonly<Record<string, AskedQuestion>>;
+}
+
+/** A question as sealed into the state: enough to check its answer when it comes. */
+export interface AskedQuestion {
+  readonly method: InputMethod;
+  /** An elicitation's `requestedSchema`. */
+  readonly schema?: unknown;
+}
+
+/** One answer's JSON, at most: the next state carries every answer, and must still fit a request body (1 MiB). */
+export const MAX_ANSWER_CHARS = 64 * 1024;
+
+/** The questions of a round, as sealed into its state. */
+export function askedQuestions(requests: Readonly<Record<string, { method: string; params: Record<string, unknown> }>>): Record<string, AskedQuestion> {
+  const asked: Record<string, AskedQuestion> = {};
+  for (const [key, request] of Object.entries(requests)) {
+    // Every question was checked to be of the three kinds before it was asked (take(), guestQuestions()).
+    const method = request.method as InputMethod;
+    const schema = method === "elicitation/create" ? request.params.requestedSchema : undefined;
+    Object.defineProperty(asked, key, { value: schema === undefined ? { method } : { method, schema }, enumerable: true });
+  }
+  return asked;
+}
+
+/** Why `answer` does not answer `question`, or null when it does. */
+function answerProblem(question: AskedQuestion, answer: unknown): string | null {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(answer);
+  } catch {
+    json = undefined;
+  }
+  if (json === undefined) return "it is not JSON";
+  if (json.length > MAX_ANSWER_CHARS) return `it is ${json.length} characters of JSON, over the ${MAX_ANSWER_CHARS} an answer may have`;
+  if (!SHAPES[question.method](answer)) return `it is not a ${question.method} result`;
+  if (question.method !== "elicitation/create") return null;
+  const elicited = answer as { action: string; content?: unknown };
+  return elicited.action === "accept" ? elicitationAnswerProblem(question.schema, elicited.content) : null;
 }
 
 /** The inputs of one round of one call, as the tool sees them. */
@@ -93,18 +132,16 @@ export function openRound(options: {
   const args = (): string => (digest ??= argumentsDigest(options.args));
   if (options.state !== undefined) {
     const state = options.state as Partial<SealedRound>;
-    if (!isObject(state) || state.user !== options.user || state.tool !== options.tool || state.args !== args() || !isObject(state.answers) || !Array.isArray(state.pending)) {
+    if (!isObject(state) || state.user !== options.user || state.tool !== options.tool || state.args !== args() || !isObject(state.answers) || !isObject(state.pending)) {
       throw new ProtocolError(ErrorCode.InvalidParams, "Invalid or expired requestState", { code: "INVALID_REQUEST_STATE" });
     }
     Object.assign(answers, state.answers);
-    for (const key of state.pending) {
-      if (typeof key !== "string") continue;
-      // An answer that is no kind of input result (the SDK drops those that are not objects) is the
-      // client's mistake: refused, never sealed into the next round's state.
+    for (const [key, question] of Object.entries(state.pending as Record<string, AskedQuestion>)) {
+      // An answer that is not a result of what was asked (the SDK drops those that are not objects)
+      // is the client's mistake: refused, never sealed into the next round's state.
       const given = options.responses !== undefined && Object.hasOwn(options.responses, key);
-      if (options.dropped?.includes(key) || (given && !Object.values(SHAPES).some((shape) => shape(options.responses![key])))) {
-        throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: inputResponses[${JSON.stringify(key.slice(0, 128))}] is not an elicitation, sampling or roots result`, { code: "INVALID_ARGUMENT" });
-      }
+      const problem = options.dropped?.includes(key) ? "it is not an object" : given && isObject(question) && Object.hasOwn(SHAPES, question.method) ? answerProblem(question, options.responses![key]) : null;
+      if (problem !== null) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: inputResponses[${JSON.stringify(key.slice(0, 128))}] does not answer what was asked: ${problem}`, { code: "INVALID_ARGUMENT" });
       if (given) answers[key] = options.responses![key];
     }
   }

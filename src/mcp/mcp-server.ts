@@ -15,7 +15,7 @@ import type { Logger } from "../log.ts";
 import type { ToolRunner } from "../tools/tool-runner.ts";
 import { RUNTIME_VERSION } from "../version.ts";
 import type { CallToolFn } from "./call-tool.ts";
-import { isInputNeeded, openRound, type InputRound } from "./input-rounds.ts";
+import { askedQuestions, isInputNeeded, openRound, type InputRound } from "./input-rounds.ts";
 import { toMcpTool } from "./listing.ts";
 import { linkedSignal } from "./linked-signal.ts";
 import { invalidParams, ProtocolError } from "./protocol-error.ts";
@@ -151,7 +151,7 @@ function inputRoundTool(name: string, args: unknown): string {
 
 /** The input-required result: what to ask, and the sealed answers so far. */
 async function askClient(core: ServerCore, user: string, tool: string, input: InputRound, requests: Readonly<Record<string, { method: string; params: Record<string, unknown> }>>): Promise<InputRequiredResult> {
-  const requestState = await core.state.seal({ user, tool, args: input.args, answers: { ...input.answers }, pending: Object.keys(requests) });
+  const requestState = await core.state.seal({ user, tool, args: input.args, answers: { ...input.answers }, pending: askedQuestions(requests) });
   return inputRequired({ inputRequests: requests as never, requestState });
 }
 

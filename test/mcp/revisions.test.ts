@@ -146,14 +146,20 @@ describe("MCP 2026-07-28 beside 2025-11-25", () => {
     const client = new Client({ name: "legacy", version: "1" }, { capabilities: { elicitation: {} } });
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       assert.ok(["What is your name?", "Which colour?"].includes(request.params.message));
-      return { action: "accept", content: { name: "Grace" } };
+      return { action: "accept", content: request.params.message === "Which colour?" ? { colour: "teal" } : { name: "Grace" } };
     });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${alice}` } } }));
     const result = await client.callTool({ name: ASK_NAME, arguments: {} });
     assert.deepEqual(result.content, [{ type: "text", text: "Hello, Grace!" }]);
-    // The sandboxed user tool too (its second question is answered with the same handler).
+    // The sandboxed user tool too (its question is answered by the same handler).
     const user = await client.callTool({ name: "u_ask", arguments: {} });
-    assert.deepEqual(user.content, [{ type: "text", text: "colour: undefined; params: []" }], "the handler above answers a name, not a colour");
+    assert.deepEqual(user.content, [{ type: "text", text: "colour: teal; params: []" }]);
     await client.close();
+    // An answer that does not fit the question (a name where a colour was asked) is refused, not passed to the tool.
+    const careless = new Client({ name: "legacy", version: "1" }, { capabilities: { elicitation: {} } });
+    careless.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { name: "Grace" } }));
+    await careless.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${alice}` } } }));
+    await assert.rejects(careless.callTool({ name: "u_ask", arguments: {} }), /"name" was not asked for/);
+    await careless.close();
   });
 });
