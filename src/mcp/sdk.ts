@@ -12,6 +12,7 @@ import { ProtocolError as SdkProtocolError, ProtocolErrorCode as SdkErrorCode, S
 export {
   ProtocolError as SdkProtocolError, ProtocolErrorCode as ErrorCode, createMcpHandler, isLegacyRequest, inputRequired,
   createRequestStateCodec, LOG_LEVEL_META_KEY, ResourceNotFoundError, SUPPORTED_PROTOCOL_VERSIONS,
+  isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResponse,
 } from "@modelcontextprotocol/server";
 /** The stateless revision (the SDK keeps its own list of these internal). */
 export const MODERN_PROTOCOL_VERSION = "2026-07-28";
@@ -30,7 +31,25 @@ export type {
  */
 function asInvalidParams(method: string, error: unknown): unknown {
   if (error instanceof SdkProtocolError || !(error instanceof Error) || error.name !== "Error") return error;
-  return new SdkProtocolError(SdkErrorCode.InvalidParams, `Invalid params for ${method}: ${error.message.slice(0, 500)}`, { code: "INVALID_ARGUMENT" });
+  const { text, where } = schemaReport(error.message);
+  return new SdkProtocolError(SdkErrorCode.InvalidParams, `Invalid params for ${method}: ${text}`, { code: "INVALID_ARGUMENT", ...(where ? { where } : {}) });
+}
+
+/** The schema library's report (a JSON list of issues) as one line a person reads: `params.cursor: expected string, received number`. */
+function schemaReport(message: string): { text: string; where?: string } {
+  let issues: unknown;
+  try {
+    issues = JSON.parse(message);
+  } catch {
+    return { text: message.slice(0, 300) };
+  }
+  if (!Array.isArray(issues) || issues.length === 0) return { text: message.slice(0, 300) };
+  const lines = issues.slice(0, 3).map((issue: { path?: unknown; message?: unknown }) => {
+    const where = Array.isArray(issue.path) ? issue.path.join(".") : "";
+    const said = String(issue.message ?? "invalid").replace(/^Invalid input: /, "");
+    return { where, text: where ? `${where}: ${said}` : said };
+  });
+  return { text: lines.map((line) => line.text).join("; ").slice(0, 300), ...(lines[0]?.where ? { where: lines[0].where } : {}) };
 }
 
 /**

@@ -1,23 +1,36 @@
 /**
  * MCP over stdio, either revision (the SDK's `serveStdio` pins the era from the client's first
- * message), on our own line transport: a line that is not JSON gets a -32700 reply (the SDK's
- * transport drops it silently), and when stdin ends the replies still owed are written before the
- * connection closes (the SDK's aborts them), so `echo '{…}' | knot-tools mcp` gets its answer.
+ * message), on our own line transport: a line that is not JSON gets a -32700 reply and a message
+ * that is not valid JSON-RPC (a bad id, method, params or `_meta`) a -32600 one (the SDK's
+ * transport drops both silently, and the client waits forever); a request whose `_meta` names a
+ * protocol version other than 2026-07-28 gets -32022 on every message, not only the first (the
+ * era is pinned, the check is not); when stdin ends — or the process is asked to stop — the
+ * replies still owed are written before the connection closes (the SDK's aborts them), so
+ * `echo '{…}' | knot-tools mcp` gets its answer; and a client that stops reading (EPIPE) ends the
+ * connection instead of crashing the process.
  */
 import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../log.ts";
 import { malformedToolCall, MAX_MESSAGE_DEPTH, setAsideBadArguments, tooDeepForSdk, type SetAside } from "./set-aside.ts";
-import { serveStdio, type JSONRPCMessage, type Server, type Transport } from "./sdk.ts";
+import { isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResponse, MODERN_PROTOCOL_VERSION, serveStdio, type JSONRPCMessage, type Server, type Transport } from "./sdk.ts";
 
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
 /** How long replies still owed at stdin EOF may take before the connection closes anyway. */
 const DRAIN_MS = 60_000;
+const VERSION_CLAIM = "io.modelcontextprotocol/protocolVersion";
 
 export interface StdioConnection {
   readonly closed: Promise<void>;
   close(): Promise<void>;
+  /** Reads no more requests; closes once the replies still owed are written, or after `graceMs` (a stop signal). */
+  drain(graceMs: number): void;
   /** The server pinned to this connection (null before the client's first message). */
   server(): Server | null;
+}
+
+/** A line's size in bytes (UTF-8), counted only when its characters alone could not decide it. */
+function overLimit(text: string): boolean {
+  return text.length > MAX_LINE_BYTES || (text.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(text) > MAX_LINE_BYTES);
 }
 
 export function serveStdioAs(newServer: (setAside: SetAside) => Server, streams: { input: Readable; output: Writable } | undefined, logger: Logger, setAside: SetAside): StdioConnection {
@@ -25,7 +38,7 @@ export function serveStdioAs(newServer: (setAside: SetAside) => Server, streams:
   const transport = new LineTransport(streams?.input ?? process.stdin, streams?.output ?? process.stdout, setAside);
   const closed = new Promise<void>((resolve) => transport.whenClosed(resolve));
   const handle = serveStdio(() => (pinned = newServer(setAside)), { transport, onerror: (error) => logger.debug("mcp stdio", { error: error.message }) });
-  return { closed, close: () => handle.close(), server: () => pinned };
+  return { closed, close: () => handle.close(), drain: (graceMs) => transport.endInput(graceMs), server: () => pinned };
 }
 
 class LineTransport implements Transport {
@@ -59,6 +72,18 @@ class LineTransport implements Transport {
     this.#input.on("data", this.#onData);
     this.#input.on("end", this.#onEnd);
     this.#input.on("error", this.#onEnd);
+    // The client stopped reading (EPIPE): nobody is left to answer, so the connection ends.
+    this.#output.on("error", this.#onOutputError);
+  }
+
+  readonly #onOutputError = () => {
+    void this.close();
+  };
+
+  /** As at stdin's end: no more requests are read, and the connection closes once nothing is owed (or after `graceMs`). */
+  endInput(graceMs: number): void {
+    this.#input.off("data", this.#onData);
+    this.#onEnd(graceMs);
   }
 
   readonly #onData = (chunk: string) => {
@@ -73,10 +98,10 @@ class LineTransport implements Transport {
     while ((newline = this.#buffer.indexOf("\n")) >= 0) {
       const line = this.#buffer.slice(0, newline).replace(/\r$/, "");
       this.#buffer = this.#buffer.slice(newline + 1);
-      if (line.length > MAX_LINE_BYTES) this.#refuseOversized();
+      if (overLimit(line)) this.#refuseOversized();
       else if (line.trim() !== "") this.#onLine(line);
     }
-    if (this.#buffer.length > MAX_LINE_BYTES) {
+    if (overLimit(this.#buffer)) {
       this.#buffer = "";
       this.#discarding = true;
       this.#refuseOversized();
@@ -90,19 +115,19 @@ class LineTransport implements Transport {
   #onLine(line: string): void {
     let message: unknown;
     try {
-      message = JSON.parse(line);
+      // A byte-order mark before the first message is not part of it.
+      message = JSON.parse(line.charCodeAt(0) === 0xfeff ? line.slice(1) : line);
     } catch {
       this.#reply({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: the line is not valid JSON" } });
       return;
     }
     const m = message as Record<string, unknown> | null;
+    const id = typeof m === "object" && m !== null && !Array.isArray(m) && (typeof m.id === "string" || (typeof m.id === "number" && Number.isFinite(m.id))) ? m.id : null;
     if (typeof m !== "object" || m === null || Array.isArray(m) || m.jsonrpc !== "2.0") {
-      const id = typeof m === "object" && m !== null && !Array.isArray(m) && (typeof m.id === "string" || typeof m.id === "number") ? m.id : null;
       this.#reply({ jsonrpc: "2.0", id, error: { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 message" } });
       return;
     }
     const forSdk = setAsideBadArguments(m, this.#setAside);
-    const id = typeof m.id === "string" || typeof m.id === "number" ? m.id : null;
     const tooDeep = tooDeepForSdk(forSdk);
     const malformed = tooDeep ? null : malformedToolCall(forSdk);
     if (tooDeep || malformed) {
@@ -112,6 +137,13 @@ class LineTransport implements Transport {
         ? { code: -32602, message: `Invalid params: ${malformed.problem}`, data: { code: "INVALID_ARGUMENT", where: malformed.where } }
         : { code: -32602, message: `Invalid params: the message is nested more than ${MAX_MESSAGE_DEPTH} levels deep` };
       this.#reply({ jsonrpc: "2.0", id, error });
+      return;
+    }
+    const refusal = invalidMessage(forSdk);
+    if (refusal) {
+      if (id !== null) this.#setAside.delete(id);
+      // A response or notification gets no reply (JSON-RPC); a request with an id that could be read does.
+      if (refusal.reply) this.#reply({ jsonrpc: "2.0", id, error: refusal.error });
       return;
     }
     if (typeof m.method === "string" && (typeof m.id === "string" || typeof m.id === "number")) this.#owed.add(m.id);
@@ -126,7 +158,7 @@ class LineTransport implements Transport {
     if (this.#ended && this.#owed.size === 0) void this.close();
   }
 
-  readonly #onEnd = () => {
+  readonly #onEnd = (graceMs: unknown = DRAIN_MS) => {
     if (this.#ended) return;
     this.#ended = true;
     // A last line without its newline is still a line.
@@ -134,7 +166,7 @@ class LineTransport implements Transport {
     this.#buffer = "";
     if (last.trim() !== "") this.#onLine(last);
     if (this.#owed.size === 0) return void this.close();
-    this.#drainTimer = setTimeout(() => void this.close(), DRAIN_MS);
+    this.#drainTimer = setTimeout(() => void this.close(), typeof graceMs === "number" ? graceMs : DRAIN_MS);
     this.#drainTimer.unref();
   };
 
@@ -145,7 +177,17 @@ class LineTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return;
     const m = message as Record<string, unknown>;
-    await new Promise<void>((resolve) => (this.#output.write(`${JSON.stringify(message)}\n`) ? resolve() : this.#output.once("drain", resolve)));
+    await new Promise<void>((resolve) => {
+      if (this.#output.write(`${JSON.stringify(message)}\n`)) return resolve();
+      // Waits for room, or for the end: a client gone for good (EPIPE) never drains.
+      const done = (): void => {
+        this.#output.off("drain", done);
+        this.#output.off("close", done);
+        this.#output.off("error", done);
+        resolve();
+      };
+      this.#output.once("drain", done).once("close", done).once("error", done);
+    });
     if (m.method === undefined) this.#settle(m.id);
   }
 
@@ -156,7 +198,30 @@ class LineTransport implements Transport {
     this.#input.off("data", this.#onData);
     this.#input.off("end", this.#onEnd);
     this.#input.off("error", this.#onEnd);
+    // Later write failures of a gone client are nobody's to hear (they would crash an unheard stream).
+    this.#output.off("error", this.#onOutputError);
+    this.#output.on("error", () => {});
     this.onclose?.();
     for (const listener of this.#closedListeners) listener();
   }
+}
+
+/**
+ * Why a parsed message cannot go to the SDK (it would drop it without a word): not a JSON-RPC
+ * request, notification or response by the SDK's own schema (an id that is null, a boolean or an
+ * object; a method that is not a string; params or `_meta` that are not objects), or a request
+ * whose `_meta` claims a protocol version other than the stateless one. `reply` is false for what
+ * gets no answer (a notification, a response).
+ */
+function invalidMessage(message: unknown): { reply: boolean; error: { code: number; message: string; data?: unknown } } | null {
+  const m = message as { id?: unknown; method?: unknown; params?: { _meta?: Record<string, unknown> } };
+  if (isJSONRPCRequest(message)) {
+    const claimed = m.params?._meta?.[VERSION_CLAIM];
+    if (claimed === undefined || claimed === MODERN_PROTOCOL_VERSION) return null;
+    const requested = String(claimed).slice(0, 64);
+    return { reply: true, error: { code: -32022, message: `Unsupported protocol version: ${JSON.stringify(requested)}`, data: { supported: [MODERN_PROTOCOL_VERSION], requested } } };
+  }
+  if (isJSONRPCNotification(message) || isJSONRPCResponse(message)) return null;
+  // Something with an id and a method was meant as a request; a message without an id gets no reply.
+  return { reply: m.id !== undefined, error: { code: -32600, message: "Invalid Request: not a valid JSON-RPC request (its id, method, params or _meta)" } };
 }

@@ -34,7 +34,7 @@ export interface McpSurface {
   /** What the HTTP server's `/mcp` route calls (src/http/routes/mcp-route.ts). */
   readonly http: McpHttpEdge;
   /** Serves one MCP client over stdio (default: this process's stdin/stdout) acting as the user. */
-  connectStdio(userId: string, streams?: { input: Readable; output: Writable }): Promise<{ readonly closed: Promise<void>; close(): Promise<void> }>;
+  connectStdio(userId: string, streams?: { input: Readable; output: Writable }): Promise<{ readonly closed: Promise<void>; close(): Promise<void>; drain(graceMs: number): void }>;
   /** Sends `notifications/tools/list_changed` to the open connections of these users (all when omitted), on every instance. */
   notifyToolsChanged(userIds?: readonly string[]): void;
   /** Joins the other instances on the same PostgreSQL database (LISTEN/NOTIFY); nothing on SQLite. */
