@@ -61,7 +61,7 @@ export interface AskedQuestion {
 }
 
 /** One answer's JSON, at most: the next state carries every answer, and must still fit a request body (1 MiB). */
-export const MAX_ANSWER_CHARS = 64 * 1024;
+const MAX_ANSWER_CHARS = 64 * 1024;
 
 /** The questions of a round, as sealed into its state. */
 export function askedQuestions(requests: Readonly<Record<string, { method: string; params: Record<string, unknown> }>>): Record<string, AskedQuestion> {

@@ -101,7 +101,8 @@ class LineTransport implements Transport {
       if (overLimit(line)) this.#refuseOversized();
       else if (line.trim() !== "") this.#onLine(line);
     }
-    if (overLimit(this.#buffer)) {
+    // The line so far is bounded by its characters (a byte count here would rescan it with every chunk); a whole line by its bytes.
+    if (this.#buffer.length > MAX_LINE_BYTES) {
       this.#buffer = "";
       this.#discarding = true;
       this.#refuseOversized();
