@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   BAD_REQUEST: { status: 400, meaning: "the request is malformed (body not an object, bad CLI usage)" },
   METHOD_NOT_ALLOWED: { status: 405, meaning: "the route does not take that HTTP method; `allow` names those it does" },
   NOT_ACCEPTABLE: { status: 406, meaning: "a 2026-07-28 `/mcp` POST whose `Accept` does not admit both `application/json` and `text/event-stream` (the answer may be either)" },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: "an `/mcp` request body sent with a `Content-Encoding` (gzip, say): bodies are read as sent, so send it uncompressed" },
   UNSUPPORTED_PROTOCOL_VERSION: { status: 400, meaning: "the `MCP-Protocol-Version` header names a revision this server does not speak (JSON-RPC -32022; `data.supported` lists those a stateless request may name)" },
   HOST_NOT_ALLOWED: { status: 403, meaning: "the `Host` or `Origin` of an `/mcp` request names no host this server answers for (DNS-rebinding protection): list it in `mcp.allowed_hosts`" },
   INVALID_REQUEST_STATE: { status: 400, meaning: "an input round's `requestState` does not verify, has expired, or belongs to another user, tool or set of arguments (JSON-RPC -32602)" },

@@ -22,7 +22,7 @@ import { isLegacyRequest, MODERN_PROTOCOL_VERSION, StreamableHTTPServerTransport
 import { malformedToolCall, MAX_MESSAGE_DEPTH, setAsideBadArguments, tooDeepForSdk, type SetAside } from "./set-aside.ts";
 import type { SessionRegistry } from "./sessions.ts";
 import { mcpRefusal } from "./tool-gates.ts";
-import { refusedAccept, requestIdOf, transportRefusal, type TransportRefusal } from "./transport-rules.ts";
+import { encodedBody, refusedAccept, requestIdOf, transportRefusal, type TransportRefusal } from "./transport-rules.ts";
 
 export interface HttpHandlerDeps {
   readonly audit: AuditLog;
@@ -79,6 +79,8 @@ export function createMcpHttpEdge(deps: HttpHandlerDeps): McpHttpEdge {
 }
 
 async function handleMcp(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerResponse, principal: Principal, requestId: string, raw: Buffer | undefined): Promise<void> {
+  const encoded = raw === undefined ? null : encodedBody(req);
+  if (encoded) return refuse(res, encoded, null);
   let body = raw === undefined ? undefined : parseLimitedMcpBody(res, raw);
   if (body === UNREADABLE) return;
   const id = requestIdOf(body);

@@ -1,7 +1,7 @@
 /**
  * What `/mcp` refuses at the HTTP level before any handler (found by probing it as a client would):
  * a method the transport does not serve gets 405 with `Allow`, a protocol version the server does
- * not speak gets -32022 naming those it does, and a 2026-07-28 POST whose `Accept` rules out an
+ * not speak gets -32022 naming those it does, a compressed body 415, and a 2026-07-28 POST whose `Accept` rules out an
  * answer the server may give (JSON, or an event stream once the call reports progress) gets 406,
  * as a 2025-11-25 one does from the SDK. Each refusal carries the request's id when it was readable.
  */
@@ -73,6 +73,13 @@ export function refusedAccept(req: IncomingMessage, method: unknown): TransportR
   const missing = needed.filter((type) => !accepts(accept, type));
   if (missing.length === 0) return null;
   return { status: 406, code: "NOT_ACCEPTABLE", rpcCode: -32600, message: `Not Acceptable: the Accept header must admit ${needed.join(" and ")} (it does not admit ${missing.join(" or ")})` };
+}
+
+/** A body sent compressed (or in any coding but identity): it is read as sent, so it would only fail to parse (-32700). Decided before the body is parsed. */
+export function encodedBody(req: IncomingMessage): TransportRefusal | null {
+  const coding = header(req, "content-encoding")?.trim().toLowerCase();
+  if (coding === undefined || coding === "" || coding === "identity") return null;
+  return { status: 415, code: "UNSUPPORTED_MEDIA_TYPE", rpcCode: -32600, message: `Unsupported Media Type: this server takes request bodies without a Content-Encoding (got ${JSON.stringify(coding.slice(0, 32))})`, headers: { "accept-encoding": "identity" } };
 }
 
 /** The refusals decided before the request's revision is known: the method, then the version header. */

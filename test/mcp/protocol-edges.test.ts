@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import http from "node:http";
+import { gzipSync } from "node:zlib";
 import { after, before, describe, test } from "node:test";
 import { startConformanceTarget } from "./conformance-harness.ts";
 import { INITIALIZE } from "./helpers.ts";
@@ -39,7 +40,7 @@ function send(url: string, method: string, headers: Record<string, string>, body
       });
     });
     req.on("error", reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
+    req.end(body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body));
   });
 }
 
@@ -159,7 +160,7 @@ describe("/mcp edges, both revisions", () => {
     // A 2025 session's GET stream still opens: transport.test.ts (this target's proxy holds headers until the first byte).
   });
 
-  test("a 2026-07-28 POST whose Accept rules out JSON or an event stream is 406; wildcards count", async () => {
+  test("a 2026-07-28 POST whose Accept rules out JSON or an event stream is 406 (wildcards count); a compressed body is 415", async () => {
     for (const accept of ["application/json", "text/event-stream", "text/html", "application/json, text/event-stream;q=0"]) {
       const reply = await modern(url, "tools/list", {}, 51, { accept });
       assert.equal(reply.status, 406, accept);
@@ -167,6 +168,11 @@ describe("/mcp edges, both revisions", () => {
     }
     const none = await send(url, "POST", { "mcp-protocol-version": MODERN, "mcp-method": "tools/list" }, { jsonrpc: "2.0", id: 52, method: "tools/list", params: { _meta: META } });
     assert.equal(none.status, 406, "no Accept header");
+    const body = gzipSync(JSON.stringify({ jsonrpc: "2.0", id: 54, method: "tools/list", params: { _meta: META } }));
+    const gzipped = await send(url, "POST", { accept: BOTH, "mcp-protocol-version": MODERN, "mcp-method": "tools/list", "content-encoding": "gzip", "content-type": "application/json" }, body);
+    assert.equal(gzipped.status, 415, "a compressed body is refused as such, not as unparseable JSON");
+    assert.equal(gzipped.json?.error?.data?.code, "UNSUPPORTED_MEDIA_TYPE");
+    assert.equal((await legacy("tools/list", {}, 55)).status, 200);
     for (const accept of ["*/*", "application/*, text/*", "application/json;q=0.9, text/event-stream"]) {
       assert.equal((await modern(url, "tools/list", {}, 53, { accept })).status, 200, accept);
     }
