@@ -51,10 +51,11 @@ export function createCallTool(deps: CallDeps): CallToolFn {
       }
       const tool = found.tool;
       call.masked = maskedOf(tool);
-      // A tool that mirrors arguments in Mcp-Param headers is called directly: through execute_tool
-      // the request's headers would name execute_tool and carry none of them, past any gateway that
-      // routes or enforces policy on them (the reason the tool declared them).
-      if (ctx.depth > 0 && tool.kind === "plugin" && tool.plugin.decl.headerParams.length > 0) {
+      // In 2026-07-28 a tool that mirrors arguments in Mcp-Param headers is called directly: through
+      // execute_tool the request's headers would name execute_tool and carry none of them, past any
+      // gateway that routes or enforces policy on them (the reason the tool declared them). Earlier
+      // revisions and stdio have no such headers, so there is nothing to get past.
+      if (ctx.depth > 0 && ctx.modern && tool.kind === "plugin" && tool.plugin.decl.headerParams.length > 0) {
         const mirrored = tool.plugin.decl.headerParams.map((param) => `${param.path.join(".")} (Mcp-Param-${param.header})`).join(", ");
         return { outcome: "BAD_REQUEST", value: errorResult("BAD_REQUEST", `"${name}" mirrors ${mirrored} in request headers: call it directly, not through execute_tool`) };
       }

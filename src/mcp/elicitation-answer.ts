@@ -45,16 +45,17 @@ function fieldProblem(name: string, spec: Spec, value: unknown): string | null {
       break;
     case "array": {
       if (!Array.isArray(value)) return `"${name}" must be a list`;
-      const items = isObject(spec.items) ? allowedValues(spec.items) : undefined;
-      if (items !== undefined && value.some((item) => !items.includes(item))) return `"${name}" may only hold the listed options`;
       if (typeof spec.minItems === "number" && value.length < spec.minItems) return `"${name}" needs at least ${spec.minItems} choices`;
       if (typeof spec.maxItems === "number" && value.length > spec.maxItems) return `"${name}" takes at most ${spec.maxItems} choices`;
-      return null;
+      // A set: the options and the answer are both the client's and the tool's to make long (linear, not their product).
+      const items = isObject(spec.items) ? allowedValues(spec.items) : undefined;
+      const options = items === undefined ? undefined : new Set(items);
+      return options !== undefined && value.some((item) => !options.has(item)) ? `"${name}" may only hold the listed options` : null;
     }
     default:
       return null; // a type outside MCP's subset: not checked
   }
-  return allowed !== undefined && !allowed.includes(value) ? `"${name}" must be one of the listed options` : null;
+  return allowed !== undefined && !allowed.includes(value) ? `"${name}" must be one of the listed options` : null; // one value: one pass
 }
 
 /** Why `content` does not answer a question asked with `schema`, or null when it does. */

@@ -60,8 +60,10 @@ export interface AskedQuestion {
   readonly schema?: unknown;
 }
 
-/** One answer's JSON, at most: the next state carries every answer, and must still fit a request body (1 MiB). */
-const MAX_ANSWER_CHARS = 64 * 1024;
+/** One answer's JSON, in bytes, at most: the next state carries every answer, and must still fit a request body (1 MiB). */
+const MAX_ANSWER_BYTES = 64 * 1024;
+/** A sealed state, at most: the client sends it back in a request body (1 MiB by default) beside the arguments and answers. */
+export const MAX_STATE_CHARS = 512 * 1024;
 
 /** The questions of a round, as sealed into its state. */
 export function askedQuestions(requests: Readonly<Record<string, { method: string; params: Record<string, unknown> }>>): Record<string, AskedQuestion> {
@@ -75,8 +77,29 @@ export function askedQuestions(requests: Readonly<Record<string, { method: strin
   return asked;
 }
 
-/** Why `answer` does not answer `question`, or null when it does. */
-function answerProblem(question: AskedQuestion, answer: unknown): string | null {
+/**
+ * The questions a state asked, by key. A state sealed by an instance of the release before (a list
+ * of keys, no kinds) is still taken while it lives (10 minutes: a rolling deploy), its answers
+ * checked only to be some kind of result. Null when it is neither.
+ */
+function pendingOf(pending: unknown): Record<string, AskedQuestion | null> | null {
+  if (Array.isArray(pending)) return Object.fromEntries(pending.filter((key): key is string => typeof key === "string").map((key) => [key, null]));
+  if (!isObject(pending)) return null;
+  const questions: Record<string, AskedQuestion | null> = {};
+  for (const [key, question] of Object.entries(pending)) {
+    Object.defineProperty(questions, key, { value: isObject(question) && Object.hasOwn(SHAPES, question.method as string) ? question : null, enumerable: true });
+  }
+  return questions;
+}
+
+/** What a tool reads of an answer: a declined or cancelled elicitation carries no content (it was not checked). */
+function keptAnswer(question: AskedQuestion | null, answer: unknown): unknown {
+  const elicited = answer as { action?: unknown };
+  return question?.method === "elicitation/create" && elicited.action !== "accept" ? { action: elicited.action } : answer;
+}
+
+/** Why `answer` does not answer `question` (unknown: any kind of result will do), or null when it does. */
+function answerProblem(question: AskedQuestion | null, answer: unknown): string | null {
   let json: string | undefined;
   try {
     json = JSON.stringify(answer);
@@ -84,7 +107,9 @@ function answerProblem(question: AskedQuestion, answer: unknown): string | null 
     json = undefined;
   }
   if (json === undefined) return "it is not JSON";
-  if (json.length > MAX_ANSWER_CHARS) return `it is ${json.length} characters of JSON, over the ${MAX_ANSWER_CHARS} an answer may have`;
+  const bytes = Buffer.byteLength(json);
+  if (bytes > MAX_ANSWER_BYTES) return `it is ${bytes} bytes of JSON, over the ${MAX_ANSWER_BYTES} an answer may have`;
+  if (question === null) return Object.values(SHAPES).some((shape) => shape(answer)) ? null : "it is not an elicitation, sampling or roots result";
   if (!SHAPES[question.method](answer)) return `it is not a ${question.method} result`;
   if (question.method !== "elicitation/create") return null;
   const elicited = answer as { action: string; content?: unknown };
@@ -132,17 +157,18 @@ export function openRound(options: {
   const args = (): string => (digest ??= argumentsDigest(options.args));
   if (options.state !== undefined) {
     const state = options.state as Partial<SealedRound>;
-    if (!isObject(state) || state.user !== options.user || state.tool !== options.tool || state.args !== args() || !isObject(state.answers) || !isObject(state.pending)) {
+    const pending = pendingOf(isObject(state) ? state.pending : undefined);
+    if (!isObject(state) || state.user !== options.user || state.tool !== options.tool || state.args !== args() || !isObject(state.answers) || pending === null) {
       throw new ProtocolError(ErrorCode.InvalidParams, "Invalid or expired requestState", { code: "INVALID_REQUEST_STATE" });
     }
     Object.assign(answers, state.answers);
-    for (const [key, question] of Object.entries(state.pending as Record<string, AskedQuestion>)) {
+    for (const [key, question] of Object.entries(pending)) {
       // An answer that is not a result of what was asked (the SDK drops those that are not objects)
       // is the client's mistake: refused, never sealed into the next round's state.
       const given = options.responses !== undefined && Object.hasOwn(options.responses, key);
-      const problem = options.dropped?.includes(key) ? "it is not an object" : given && isObject(question) && Object.hasOwn(SHAPES, question.method) ? answerProblem(question, options.responses![key]) : null;
+      const problem = options.dropped?.includes(key) ? "it is not an object" : given ? answerProblem(question, options.responses![key]) : null;
       if (problem !== null) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: inputResponses[${JSON.stringify(key.slice(0, 128))}] does not answer what was asked: ${problem}`, { code: "INVALID_ARGUMENT" });
-      if (given) answers[key] = options.responses![key];
+      if (given) answers[key] = keptAnswer(question, options.responses![key]);
     }
   }
   const counters = new Map<string, number>();

@@ -15,7 +15,7 @@ import type { Logger } from "../log.ts";
 import type { ToolRunner } from "../tools/tool-runner.ts";
 import { RUNTIME_VERSION } from "../version.ts";
 import type { CallToolFn } from "./call-tool.ts";
-import { askedQuestions, isInputNeeded, openRound, type InputRound } from "./input-rounds.ts";
+import { askedQuestions, isInputNeeded, MAX_STATE_CHARS, openRound, type InputRound } from "./input-rounds.ts";
 import { toMcpTool } from "./listing.ts";
 import { linkedSignal } from "./linked-signal.ts";
 import { invalidParams, ProtocolError } from "./protocol-error.ts";
@@ -118,6 +118,7 @@ export function createMcpServer(core: ServerCore, options: ConnectionOptions): S
       emit: notifier(ctx, name, () => (modern ? envelopeLevel ?? null : sessionLevel)),
       input,
       depth: 0,
+      modern,
     };
     try {
       return await core.callTool(call, name, args);
@@ -152,6 +153,10 @@ function inputRoundTool(name: string, args: unknown): string {
 /** The input-required result: what to ask, and the sealed answers so far. */
 async function askClient(core: ServerCore, user: string, tool: string, input: InputRound, requests: Readonly<Record<string, { method: string; params: Record<string, unknown> }>>): Promise<InputRequiredResult> {
   const requestState = await core.state.seal({ user, tool, args: input.args, answers: { ...input.answers }, pending: askedQuestions(requests) });
+  // The client must send the state back in a request body: one too large for that could never be answered.
+  if (requestState.length > MAX_STATE_CHARS) {
+    throw new KnotError("TOOL_ERROR", `the tool's questions and the answers so far come to ${requestState.length} characters of state, over the ${MAX_STATE_CHARS} a client can send back: ask fewer or smaller questions`);
+  }
   return inputRequired({ inputRequests: requests as never, requestState });
 }
 

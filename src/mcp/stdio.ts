@@ -83,6 +83,8 @@ class LineTransport implements Transport {
   /** As at stdin's end: no more requests are read, and the connection closes once nothing is owed (or after `graceMs`). */
   endInput(graceMs: number): void {
     this.#input.off("data", this.#onData);
+    // A stop is not the end of the stream: a line still being received is not a message.
+    this.#buffer = "";
     this.#onEnd(graceMs);
   }
 
@@ -219,7 +221,8 @@ function invalidMessage(message: unknown): { reply: boolean; error: { code: numb
   if (isJSONRPCRequest(message)) {
     const claimed = m.params?._meta?.[VERSION_CLAIM];
     if (claimed === undefined || claimed === MODERN_PROTOCOL_VERSION) return null;
-    const requested = String(claimed).slice(0, 64);
+    // A claim is any JSON value: only a string is shown as it is (String() of an object can throw).
+    const requested = typeof claimed === "string" ? claimed.slice(0, 64) : (JSON.stringify(claimed) ?? "").slice(0, 64);
     return { reply: true, error: { code: -32022, message: `Unsupported protocol version: ${JSON.stringify(requested)}`, data: { supported: [MODERN_PROTOCOL_VERSION], requested } } };
   }
   if (isJSONRPCNotification(message) || isJSONRPCResponse(message)) return null;

@@ -29,6 +29,8 @@ export interface CallContext {
   readonly input: InputRound | null;
   /** Nesting depth (execute_tool calls one level down). */
   readonly depth: number;
+  /** The request came in revision 2026-07-28 (its routing headers, `Mcp-Param-*` among them, are checked). */
+  readonly modern: boolean;
 }
 
 /** A tool built into the MCP surface. */

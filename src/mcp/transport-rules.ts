@@ -82,7 +82,10 @@ export function encodedBody(req: IncomingMessage): TransportRefusal | null {
   return { status: 415, code: "UNSUPPORTED_MEDIA_TYPE", rpcCode: -32600, message: `Unsupported Media Type: this server takes request bodies without a Content-Encoding (got ${JSON.stringify(coding.slice(0, 32))})`, headers: { "accept-encoding": "identity" } };
 }
 
-/** The refusals decided before the request's revision is known: the method, then the version header. */
+/**
+ * The refusals decided before the request's revision is known: the method, then the version
+ * header (an `initialize` with one the server does not speak was refused by the SDK as well: -32020).
+ */
 export function transportRefusal(req: IncomingMessage, stateless: boolean): TransportRefusal | null {
   return refusedMethod(req, stateless) ?? unsupportedVersion(req);
 }

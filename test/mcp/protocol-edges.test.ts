@@ -119,15 +119,15 @@ describe("/mcp edges, both revisions", () => {
     assert.equal(tooDeep.json.id, 33);
   });
 
-  test("execute_tool does not run a tool that mirrors its arguments in Mcp-Param headers (they would bypass any gateway reading them)", async () => {
+  test("in 2026-07-28 execute_tool does not run a tool that mirrors its arguments in Mcp-Param headers (they would bypass any gateway reading them)", async () => {
     const inner = { name: "test_custom_header", arguments: { region: "eu" } };
-    const answers = [await modern(url, "tools/call", { name: "execute_tool", arguments: inner }, 35), await legacy("tools/call", { name: "execute_tool", arguments: inner }, 36)];
-    for (const reply of answers) {
-      assert.equal(reply.json?.result?.isError, true, JSON.stringify(reply.json));
-      assert.match(reply.json.result.content[0].text, /Mcp-Param-Region.*call it directly/);
-      assert.doesNotMatch(reply.json.result.content[0].text, /Region: eu/);
-    }
-    assert.equal((await legacy("tools/call", { name: "execute_tool", arguments: { name: "test_simple_text", arguments: {} } }, 37)).json?.result?.isError, undefined, "other tools still run through it");
+    const refused = await modern(url, "tools/call", { name: "execute_tool", arguments: inner }, 35);
+    assert.equal(refused.json?.result?.isError, true, JSON.stringify(refused.json));
+    assert.match(refused.json.result.content[0].text, /Mcp-Param-Region.*call it directly/);
+    assert.doesNotMatch(refused.json.result.content[0].text, /Region: eu/);
+    // 2025-11-25 has no such headers (a direct call carries none either): nothing to get past.
+    assert.equal((await legacy("tools/call", { name: "execute_tool", arguments: inner }, 36)).json?.result?.content?.[0]?.text, "Region: eu");
+    assert.equal((await modern(url, "tools/call", { name: "execute_tool", arguments: { name: "test_simple_text", arguments: {} } }, 37)).json?.result?.isError, undefined, "other tools still run through it");
   });
 
   test("a protocol version the server does not speak is -32022 with what it supports, whatever else the request lacks", async () => {

@@ -76,6 +76,8 @@ test("stdio: invalid JSON-RPC is answered -32600, a wrong version claim -32022 o
       // The era is pinned by the first message; the claim is still checked on every one.
       { jsonrpc: "2.0", id: 21, method: "tools/list", params: { _meta: { ..._meta, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } } },
       { jsonrpc: "2.0", id: 22, method: "tools/list", params: { _meta: { ..._meta, "io.modelcontextprotocol/protocolVersion": "2025-11-25" } } },
+      // A claim that is no string, made to throw when turned into one: answered, and the connection lives on.
+      { jsonrpc: "2.0", id: 24, method: "tools/list", params: { _meta: { ..._meta, "io.modelcontextprotocol/protocolVersion": { toString: 1 } } } },
       `\uFEFF${JSON.stringify({ jsonrpc: "2.0", id: 23, method: "tools/call", params: { name: "noisy", arguments: {}, _meta } })}`,
     ),
   });
@@ -90,7 +92,7 @@ test("stdio: invalid JSON-RPC is answered -32600, a wrong version claim -32022 o
   const invalid = got.filter((r) => r.error?.code === -32600);
   assert.equal(invalid.length, bad.length, `each invalid message answered once: ${run.stdout}`);
   assert.deepEqual(invalid.map((r) => r.id).filter((id) => id !== null).sort(), [11, 12, 13, 14, 15]);
-  for (const id of [21, 22]) {
+  for (const id of [21, 22, 24]) {
     const reply = got.find((r) => r.id === id);
     assert.equal(reply?.error?.code, -32022, `id ${id}: ${run.stdout}`);
     assert.deepEqual(reply.error.data.supported, ["2026-07-28"]);
