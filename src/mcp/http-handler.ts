@@ -22,7 +22,8 @@ import { isLegacyRequest, MODERN_PROTOCOL_VERSION, StreamableHTTPServerTransport
 import { malformedToolCall, MAX_MESSAGE_DEPTH, setAsideBadArguments, tooDeepForSdk, type SetAside } from "./set-aside.ts";
 import type { SessionRegistry } from "./sessions.ts";
 import { mcpRefusal } from "./tool-gates.ts";
-import { encodedBody, refusedAccept, requestIdOf, transportRefusal, type TransportRefusal } from "./transport-rules.ts";
+import { idOf } from "./jsonrpc-shapes.ts";
+import { encodedBody, refusedAccept, transportRefusal, type TransportRefusal } from "./transport-rules.ts";
 
 export interface HttpHandlerDeps {
   readonly audit: AuditLog;
@@ -83,7 +84,7 @@ async function handleMcp(deps: HttpHandlerDeps, req: IncomingMessage, res: Serve
   if (encoded) return refuse(res, encoded, null);
   let body = raw === undefined ? undefined : parseLimitedMcpBody(res, raw);
   if (body === UNREADABLE) return;
-  const id = requestIdOf(body);
+  const id = idOf(body);
   const refused = mcpRefusal(principal);
   if (refused) {
     await auditRefusedCalls(deps.audit, principal, body, "PERMISSION_DENIED", requestId);
@@ -116,7 +117,7 @@ async function handleMcp(deps: HttpHandlerDeps, req: IncomingMessage, res: Serve
     return deps.modernFor(principal.user.id)(req, res, body);
   }
   if (deps.stateless) await serveStateless(deps, req, res, body);
-  else await serveStateful(deps, req, res, body, principal, requestId);
+  else await serveStateful(deps, req, res, body, principal, requestId, id);
 }
 
 function refuse(res: ServerResponse, refusal: TransportRefusal, id: string | number | null): void {
@@ -132,20 +133,20 @@ function authInfoFor(principal: Principal, requestId: string, res: ServerRespons
   return { token: principal.tokenId ?? "", clientId: principal.user.id, scopes: [], extra: extra as unknown as Record<string, unknown> };
 }
 
-async function serveStateful(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal, requestId: string): Promise<void> {
+async function serveStateful(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal, requestId: string, id: string | number | null): Promise<void> {
   const header = req.headers["mcp-session-id"];
   const sessionId = Array.isArray(header) ? header[0] : header;
   if (sessionId) {
     const session = deps.sessions.get(sessionId);
-    if (!session) return rpcError(res, 404, "NOT_FOUND", "Session not found: initialize a new session", {}, undefined, { id: requestIdOf(body) });
+    if (!session) return rpcError(res, 404, "NOT_FOUND", "Session not found: initialize a new session", {}, undefined, { id });
     if (session.userId !== principal.user.id) {
       await auditRefusedCalls(deps.audit, principal, body, "PERMISSION_DENIED", requestId);
-      return rpcError(res, 403, "PERMISSION_DENIED", "permission denied: this session belongs to another user", {}, undefined, { id: requestIdOf(body) });
+      return rpcError(res, 403, "PERMISSION_DENIED", "permission denied: this session belongs to another user", {}, undefined, { id });
     }
     return session.transport.handleRequest(req, res, body);
   }
   if (!isInitialize(body)) {
-    return rpcError(res, 400, "BAD_REQUEST", "Bad Request: no valid mcp-session-id header; send initialize first", {}, undefined, { id: requestIdOf(body) });
+    return rpcError(res, 400, "BAD_REQUEST", "Bad Request: no valid mcp-session-id header; send initialize first", {}, undefined, { id });
   }
   const server = deps.newServer(true);
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({

@@ -3,6 +3,7 @@ import type { ServerResponse } from "node:http";
 import { clampText } from "../audit/audit-bounds.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import type { Principal } from "../identity/principal.ts";
+import { isUsableId } from "./jsonrpc-shapes.ts";
 
 /** JSON-RPC codes used before a message reaches the SDK. */
 const RPC_CODES: Record<number, number> = { 400: -32600, 401: -32001, 403: -32001, 404: -32001, 405: -32000, 413: -32600 };
@@ -22,7 +23,7 @@ export function rpcError(
 
 /** A JSON-RPC error answering one request (HTTP 200, as the SDK answers invalid params). */
 export function rpcErrorFor(res: ServerResponse, id: unknown, rpcCode: number, message: string, data: Record<string, unknown>): void {
-  const text = JSON.stringify({ jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error: { code: rpcCode, message, data } });
+  const text = JSON.stringify({ jsonrpc: "2.0", id: isUsableId(id) ? id : null, error: { code: rpcCode, message, data } });
   res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(text) });
   res.end(text);
 }

@@ -11,6 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthInfo, SdkHttpHandler } from "./sdk.ts";
+import { idOf } from "./jsonrpc-shapes.ts";
 
 export type NodeMcpHandler = (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, parsedBody: unknown) => Promise<void>;
 
@@ -126,7 +127,5 @@ async function copyStream(body: ReadableStream<Uint8Array>, res: ServerResponse,
 
 function echoableId(body: unknown): string | number | null {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return null;
-  const { method, id } = body as { method?: unknown; id?: unknown };
-  if (typeof method !== "string") return null;
-  return typeof id === "string" || typeof id === "number" ? id : null;
+  return typeof (body as { method?: unknown }).method === "string" ? idOf(body) : null;
 }

@@ -12,6 +12,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../log.ts";
 import { malformedToolCall, MAX_MESSAGE_DEPTH, setAsideBadArguments, tooDeepForSdk, type SetAside } from "./set-aside.ts";
+import { idOf, unsupportedVersionError } from "./jsonrpc-shapes.ts";
 import { isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResponse, MODERN_PROTOCOL_VERSION, serveStdio, type JSONRPCMessage, type Server, type Transport } from "./sdk.ts";
 
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -125,7 +126,7 @@ class LineTransport implements Transport {
       return;
     }
     const m = message as Record<string, unknown> | null;
-    const id = typeof m === "object" && m !== null && !Array.isArray(m) && (typeof m.id === "string" || (typeof m.id === "number" && Number.isFinite(m.id))) ? m.id : null;
+    const id = idOf(m);
     if (typeof m !== "object" || m === null || Array.isArray(m) || m.jsonrpc !== "2.0") {
       this.#reply({ jsonrpc: "2.0", id, error: { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 message" } });
       return;
@@ -149,7 +150,7 @@ class LineTransport implements Transport {
       if (refusal.reply) this.#reply({ jsonrpc: "2.0", id, error: refusal.error });
       return;
     }
-    if (typeof m.method === "string" && (typeof m.id === "string" || typeof m.id === "number")) this.#owed.add(m.id);
+    if (typeof m.method === "string" && id !== null) this.#owed.add(id);
     this.onmessage?.(forSdk as JSONRPCMessage);
     // A cancelled request is never answered: it is owed nothing any more.
     if (m.method === "notifications/cancelled") this.#settle((m.params as { requestId?: unknown } | undefined)?.requestId);
@@ -221,9 +222,7 @@ function invalidMessage(message: unknown): { reply: boolean; error: { code: numb
   if (isJSONRPCRequest(message)) {
     const claimed = m.params?._meta?.[VERSION_CLAIM];
     if (claimed === undefined || claimed === MODERN_PROTOCOL_VERSION) return null;
-    // A claim is any JSON value: only a string is shown as it is (String() of an object can throw).
-    const requested = typeof claimed === "string" ? claimed.slice(0, 64) : (JSON.stringify(claimed) ?? "").slice(0, 64);
-    return { reply: true, error: { code: -32022, message: `Unsupported protocol version: ${JSON.stringify(requested)}`, data: { supported: [MODERN_PROTOCOL_VERSION], requested } } };
+    return { reply: true, error: unsupportedVersionError(claimed) };
   }
   if (isJSONRPCNotification(message) || isJSONRPCResponse(message)) return null;
   // Something with an id and a method was meant as a request; a message without an id gets no reply.

@@ -6,6 +6,7 @@
  * as a 2025-11-25 one does from the SDK. Each refusal carries the request's id when it was readable.
  */
 import type { IncomingMessage } from "node:http";
+import { unsupportedVersionError } from "./jsonrpc-shapes.ts";
 import { MODERN_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "./sdk.ts";
 
 export interface TransportRefusal {
@@ -19,7 +20,6 @@ export interface TransportRefusal {
 
 /** Every revision this server answers: the stateless one first, then those of the session era. */
 const SERVED_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
-const MODERN_FROM = MODERN_PROTOCOL_VERSION;
 
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
@@ -30,15 +30,12 @@ function header(req: IncomingMessage, name: string): string | undefined {
 function unsupportedVersion(req: IncomingMessage): TransportRefusal | null {
   const named = header(req, "mcp-protocol-version")?.trim();
   if (named === undefined || SERVED_VERSIONS.includes(named)) return null;
-  return {
-    status: 400, code: "UNSUPPORTED_PROTOCOL_VERSION", rpcCode: -32022,
-    message: `Unsupported protocol version: ${JSON.stringify(named.slice(0, 64))}; this server speaks ${MODERN_PROTOCOL_VERSION} and, after initialize, ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
-    // The versions a request of this kind may name, as server/discover lists them (a session-era client learns its own at initialize).
-    data: { supported: [MODERN_PROTOCOL_VERSION], requested: named.slice(0, 64) },
-  };
+  // `supported`: what a request of this kind may name, as server/discover lists it (a session-era client learns its own at initialize).
+  const error = unsupportedVersionError(named, `; this server speaks ${MODERN_PROTOCOL_VERSION} and, after initialize, ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`);
+  return { status: 400, code: "UNSUPPORTED_PROTOCOL_VERSION", rpcCode: error.code, message: error.message, data: error.data };
 }
 
-const isModernHeader = (req: IncomingMessage): boolean => (header(req, "mcp-protocol-version")?.trim() ?? "") >= MODERN_FROM;
+const isModernHeader = (req: IncomingMessage): boolean => (header(req, "mcp-protocol-version")?.trim() ?? "") >= MODERN_PROTOCOL_VERSION;
 
 /**
  * A method other than POST: 2026-07-28 is POST only (`subscriptions/listen` replaced the GET
@@ -50,7 +47,7 @@ function refusedMethod(req: IncomingMessage, stateless: boolean): TransportRefus
   if (method === "POST") return null;
   const postOnly = (why: string): TransportRefusal => ({ status: 405, code: "METHOD_NOT_ALLOWED", rpcCode: -32000, message: `Method not allowed: ${why}`, headers: { allow: "POST" } });
   if (stateless) return postOnly("this server is stateless (POST only)");
-  if (isModernHeader(req)) return postOnly(`protocol revision ${MODERN_FROM} is served by POST only (subscriptions/listen replaces the GET stream)`);
+  if (isModernHeader(req)) return postOnly(`protocol revision ${MODERN_PROTOCOL_VERSION} is served by POST only (subscriptions/listen replaces the GET stream)`);
   if (header(req, "mcp-session-id")) return null; // the session's transport answers GET and DELETE (and 405 to the rest)
   if (method === "DELETE") return { status: 400, code: "BAD_REQUEST", rpcCode: -32600, message: "Bad Request: DELETE ends a session: send its mcp-session-id header" };
   return { status: 405, code: "METHOD_NOT_ALLOWED", rpcCode: -32000, message: `Method not allowed: ${method} needs a session (send initialize first), or use POST`, headers: { allow: "GET, POST, DELETE" } };
@@ -88,11 +85,4 @@ export function encodedBody(req: IncomingMessage): TransportRefusal | null {
  */
 export function transportRefusal(req: IncomingMessage, stateless: boolean): TransportRefusal | null {
   return refusedMethod(req, stateless) ?? unsupportedVersion(req);
-}
-
-/** The id of a single request message, when it has a usable one (null for batches and notifications). */
-export function requestIdOf(body: unknown): string | number | null {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
-  const id = (body as { id?: unknown }).id;
-  return typeof id === "string" || typeof id === "number" ? id : null;
 }
