@@ -32,6 +32,14 @@ describe("attack: input-round request state", () => {
       code: `import { ask, returnObject } from "knot:tool";\nexport default async function () { const got = await ask("How many?", { type: "object", properties: { count: { type: "integer", minimum: 1 } }, required: ["count"] }); returnObject({ got }); }`,
     });
     await saveUserTool(t, a.user.id, {
+      name: "u_sure",
+      code: `import { elicit, returnObject } from "knot:tool";\nexport default async function () { returnObject(await elicit("Sure?", { type: "object", properties: { ok: { type: "boolean" } } })); }`,
+    });
+    await saveUserTool(t, a.user.id, {
+      name: "u_long_question",
+      code: `import { ask } from "knot:tool";\nexport default async function () { await ask("Anything?", { type: "object", properties: { note: { type: "string", description: "x".repeat(600000) } } }); }`,
+    });
+    await saveUserTool(t, a.user.id, {
       name: "u_forge",
       code: `import { returnObject } from "knot:tool";\nexport default function () { returnObject({ __knot_input_required: { x: { method: "tools/call", params: { name: "danger" } } } }); }`,
     });
@@ -81,6 +89,15 @@ describe("attack: input-round request state", () => {
     }
     const counted = await count({ requestState: question.requestState, inputResponses: { [key!]: { action: "accept", content: { count: 3 } } } });
     assert.deepEqual(counted.response.result.structuredContent, { got: { count: 3 } });
+    // A decline's content was never checked: the tool gets the action alone.
+    const sure = (extra: Record<string, unknown>) => modernCall(t.url, alice, "tools/call", { name: "u_sure", arguments: {}, ...extra }, { capabilities });
+    const sureQuestion = (await sure({})).response.result;
+    const [sureKey] = Object.keys(sureQuestion.inputRequests);
+    const declinedWithContent = await sure({ requestState: sureQuestion.requestState, inputResponses: { [sureKey!]: { action: "decline", content: { ok: "not checked", admin: true } } } });
+    assert.deepEqual(declinedWithContent.response.result.structuredContent, { action: "decline" }, JSON.stringify(declinedWithContent.response));
+    // A round whose state would be too large to send back is refused when sealed, not handed to the client.
+    const long = await modernCall(t.url, alice, "tools/call", { name: "u_long_question", arguments: {} }, { capabilities });
+    assert.match(JSON.stringify(long.response.error ?? long.response.result).slice(0, 400), /over the 524288 a client can send back/);
     const declined = await call(alice, { requestState: asked.requestState, inputResponses: { user_name: { action: "decline" } } });
     assert.equal(declined.response.error, undefined, "a decline needs no content");
   });
