@@ -22,8 +22,15 @@ export function describeToken(token: TokenRecord, principal: Principal, now = ne
   return { ...token, state: tokenState(token, now), session: token.name === SESSION_TOKEN_NAME, current: token.id === principal.tokenId };
 }
 
+/** What a new token's request may say. A key outside it is refused: a misspelt expiry would otherwise give a token that never expires. */
+const NEW_TOKEN_KEYS = ["name", "expiresInDays", "scopes", "write", "userId"];
+
 /** The web form of a new token (its name is checked by the admin layer). */
 function parseNewToken(body: Record<string, unknown>): { name: unknown; scopes: TokenScopes | null; expiresAt: string | null } {
+  const unknown = Object.keys(body).find((key) => !NEW_TOKEN_KEYS.includes(key));
+  if (unknown !== undefined) {
+    throw new KnotError("INVALID_ARGUMENT", `${JSON.stringify(unknown)} is not a key of a new token (expected: ${NEW_TOKEN_KEYS.join(", ")})`, { where: unknown });
+  }
   const name = body.name;
   let expiresAt: string | null = null;
   if (body.expiresInDays !== undefined && body.expiresInDays !== null) {
@@ -37,7 +44,8 @@ function parseNewToken(body: Record<string, unknown>): { name: unknown; scopes: 
   if (listed !== null && (!Array.isArray(listed) || listed.some((s) => typeof s !== "string"))) {
     throw new KnotError("INVALID_ARGUMENT", "scopes must be a list of permission ids or globs, or null for the full authority", { where: "scopes" });
   }
-  if (listed !== null && body.write !== undefined && typeof body.write !== "boolean") throw new KnotError("INVALID_ARGUMENT", "write must be true or false", { where: "write" });
+  // Checked with or without scopes: `write: "false"` must not fall through to a read-write token.
+  if (body.write !== undefined && typeof body.write !== "boolean") throw new KnotError("INVALID_ARGUMENT", "write must be true or false", { where: "write" });
   return { name, scopes: tokenScopes(listed as string[] | null, body.write !== false), expiresAt };
 }
 

@@ -43,6 +43,26 @@ test("tokens: bad input is refused with a coded error; others' tokens are invisi
   assert.equal((await request(`${t.url}/api/tokens?all=1`, user.token)).status, 403);
 });
 
+test("tokens: a request for less authority is never silently granted more (write is checked with or without scopes; unknown keys are refused)", async () => {
+  const countBefore = (await request(`${t.url}/api/tokens`, user.token)).body.tokens.length;
+  for (const write of ["false", 0, null, "no"]) {
+    const refused = await post("/api/tokens", user.token, { name: "read-only?", write });
+    assert.equal(refused.status, 400, `write: ${JSON.stringify(write)}`);
+    assert.equal(refused.body.code, "INVALID_ARGUMENT");
+    assert.match(refused.body.error.message ?? refused.body.error, /write must be true or false/);
+  }
+  // A misspelt expiry (or any key the route does not know) would otherwise give a token that never expires.
+  const misspelt = await post("/api/tokens", user.token, { name: "short-lived?", expiresAt: "2026-01-01T00:00:00Z" });
+  assert.equal(misspelt.status, 400);
+  assert.equal(misspelt.body.code, "INVALID_ARGUMENT");
+  assert.match(JSON.stringify(misspelt.body), /expiresAt.*expiresInDays/);
+  assert.equal((await request(`${t.url}/api/tokens`, user.token)).body.tokens.length, countBefore, "no token was created by a refused request");
+  // write: false without scopes still works: every permission, read-only.
+  const readOnly = await post("/api/tokens", user.token, { name: "read-only", write: false });
+  assert.equal(readOnly.status, 201);
+  assert.deepEqual(readOnly.body.token.scopes, { permissions: ["*"], write: false });
+});
+
 test("an admin creates a user, a token for them, group memberships and grants; non-admins cannot", async () => {
   const created = await post("/api/users", admin, { name: "fred" });
   assert.equal(created.status, 201);
