@@ -16,6 +16,8 @@ export type AuditMeta = Pick<AuditRecord, "principal" | "surface" | "tool" | "ar
 /** What the work sees and may refine while it runs. */
 export interface AuditCall {
   readonly signal: AbortSignal;
+  /** The row's tool: the name as called, until the work knows what the name reached (see tool-names.ts). */
+  tool: AuditRecord["tool"];
   /** The row's arguments and masks, as the work learns them (parsed, validated, the tool known). */
   args: AuditRecord["args"];
   masked: AuditRecord["masked"];
@@ -46,9 +48,9 @@ function errorOutcome(error: unknown): string {
 export function auditAround(record: (entry: AuditRecord) => Promise<void>): AuditAround {
   return async function around(meta, work) {
     const started = performance.now();
-    const call: AuditCall = { signal: meta.signal ?? NEVER_ABORTED, args: meta.args, masked: meta.masked, maskedWithin: meta.maskedWithin };
+    const call: AuditCall = { signal: meta.signal ?? NEVER_ABORTED, tool: meta.tool, args: meta.args, masked: meta.masked, maskedWithin: meta.maskedWithin };
     const row = (outcome: string, result?: unknown, durationMs?: number) => record({
-      principal: meta.principal, surface: meta.surface, tool: meta.tool, args: call.args,
+      principal: meta.principal, surface: meta.surface, tool: call.tool, args: call.args,
       ...(call.masked === undefined ? {} : { masked: call.masked }), ...(call.maskedWithin === undefined ? {} : { maskedWithin: call.maskedWithin }),
       outcome, durationMs: durationMs ?? performance.now() - started, result,
       ...(meta.requestId === undefined ? {} : { requestId: meta.requestId }), ...(meta.client === undefined ? {} : { client: meta.client }),

@@ -9,6 +9,7 @@
  * turn. (A pass that waited for all its deliveries let one sink napping 30 s hold up every user.)
  */
 import type { AuditLog } from "../audit/audit-log.ts";
+import { scriptAuditName } from "../audit/tool-names.ts";
 import type { Authenticator } from "../auth/authenticate.ts";
 import type { ServerConfig } from "../config.ts";
 import type { Logger } from "../log.ts";
@@ -175,7 +176,7 @@ export function startSinkDispatcher(deps: DispatcherDeps): SinkDispatcher {
         error = `${outcome.error.code}: ${outcome.error.message}`;
       }
       await deps.audit.record({
-        principal: asSink, surface: "api", tool: `sink:${sink.name}`, args: { eventId: delivery.event.id, type: delivery.event.type },
+        principal: asSink, surface: "api", tool: scriptAuditName(sink), args: { eventId: delivery.event.id, type: delivery.event.type },
         masked: new Set(), outcome: auditOutcome, durationMs: performance.now() - started, requestId: null,
       }).catch(() => {});
     } catch (caught) {

@@ -17,6 +17,7 @@ import type { ToolResolver } from "./resolver.ts";
 import { isInputNeeded } from "./input-rounds.ts";
 import { ERROR_CODE_META, errorResult, thrownResult, WHERE_META } from "./results.ts";
 import { runTool } from "./run-tool.ts";
+import { scriptAuditName } from "../audit/tool-names.ts";
 import { invalidParams, ProtocolError } from "./protocol-error.ts";
 import type { CallToolResult } from "./sdk.ts";
 import type { CallContext, CandidateTool } from "./tool-types.ts";
@@ -50,6 +51,7 @@ export function createCallTool(deps: CallDeps): CallToolFn {
         throw invalidParams(`Unknown tool: ${name}`, "UNKNOWN_TOOL");
       }
       const tool = found.tool;
+      if (tool.kind === "user") call.tool = scriptAuditName(tool.user);
       call.masked = maskedOf(tool);
       // In 2026-07-28 a tool that mirrors arguments in Mcp-Param headers is called directly: through
       // execute_tool the request's headers would name execute_tool and carry none of them, past any

@@ -6,6 +6,7 @@
 import type { ServerResponse } from "node:http";
 import type { RunEvent, RunOutcome } from "../../sandbox/protocol.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
+import { scriptAuditName } from "../audit/tool-names.ts";
 import { KnotError } from "../errors.ts";
 import { BUILTIN_PERMISSIONS, hasPermission, type Principal } from "../identity/principal.ts";
 import { maskedParameters, runOutcomeJson } from "./run-outcome.ts";
@@ -17,8 +18,6 @@ export interface AuditedRunRequest {
   readonly requestId: string;
   /** The response whose closing before the end cancels the run. */
   readonly res: ServerResponse;
-  /** The audit log's tool name (`draft:<name>` for unsaved code). */
-  readonly tool: string;
   readonly onEvent?: (event: RunEvent) => void;
 }
 
@@ -27,7 +26,7 @@ export async function runAudited(deps: { runner: ToolRunner; audit: AuditLog }, 
   request.res.once("close", () => {
     if (!request.res.writableFinished) abort.abort();
   });
-  const meta = { principal: request.principal, surface: "api", tool: request.tool, args, masked: maskedParameters(source.parameters), requestId: request.requestId, signal: abort.signal } as const;
+  const meta = { principal: request.principal, surface: "api", tool: scriptAuditName(source), args, masked: maskedParameters(source.parameters), requestId: request.requestId, signal: abort.signal } as const;
   return deps.audit.around(meta, async (call) => {
     const outcome = await deps.runner.run(request.principal, source, args, {
       signal: call.signal, requestId: request.requestId, ...(request.onEvent ? { onEvent: request.onEvent } : {}),

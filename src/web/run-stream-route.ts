@@ -42,22 +42,19 @@ export function runStreamRoutes(services: Services): Route[] {
       const args = objectOf(body.args, "args");
       assertJsonDepth(args, "args"); // the same bound as MCP arguments: the body around them may nest one more
       let source: RunSource;
-      let tool: string;
       if (typeof body.toolId === "string") {
         mustScopeUserTools(ctx.principal);
         const saved = await services.catalog.get(ctx.principal, body.toolId);
         if (saved.kind === "lib") throw new KnotError("BAD_REQUEST", `"${saved.name}" is a lib: libs are imported by tools, not run`);
         if (saved.kind !== "tool") throw new KnotError("BAD_REQUEST", `"${saved.name}" is a sink: sinks run when the events they subscribe to happen, not on request`);
         source = saved;
-        tool = saved.name;
       } else {
         source = draftSource(ctx.principal, objectOf(body.draft, "draft"), "draft.code");
-        tool = `draft:${source.name}`;
       }
       const send = startStream(ctx.res);
       let outcome;
       try {
-        outcome = await runAudited(services, { principal: ctx.principal, requestId: ctx.requestId, res: ctx.res, tool, onEvent: (event: RunEvent) => send(event) }, source, args);
+        outcome = await runAudited(services, { principal: ctx.principal, requestId: ctx.requestId, res: ctx.res, onEvent: (event: RunEvent) => send(event) }, source, args);
       } catch (error) {
         const known = error instanceof KnotError ? error : null;
         if (!ctx.res.headersSent) throw error;

@@ -296,9 +296,10 @@ test("the audit table shows the runs with the secret masked, and the chain statu
   const { page } = ann;
   await page.getByRole("link", { name: "Audit" }).click();
   await page.getByText(/Chain intact/).waitFor();
-  await page.getByLabel("Tool").fill(TOOL);
+  // A row names a saved user tool with its owner (src/audit/tool-names.ts).
+  await page.getByLabel("Tool").fill(`user:bob/${TOOL}`);
   await page.getByRole("button", { name: "Filter" }).click();
-  const rows = page.locator(`tr[data-tool="${TOOL}"]`);
+  const rows = page.locator(`tr[data-tool="user:bob/${TOOL}"]`);
   await rows.first().waitFor();
   const text = (await page.locator(".audit-table").textContent()) ?? "";
   assert.ok(!text.includes(SECRET_VALUE), "the secret's value never appears");

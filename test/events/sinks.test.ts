@@ -66,6 +66,9 @@ describe("event sinks", () => {
     }
     assert.equal(new Set(mine.map((r) => r.id)).size, mine.length);
     assert.equal((await deliveries(alice, sink.body.tool.id)).length, 4, "bob's save is not alice's event");
+    // Each run is audited under the sink's kind and owner (src/audit/tool-names.ts).
+    const rows = await t.app.store.queryAudit({ tool: "sink:alice/on_save", limit: 10 });
+    assert.deepEqual(rows.map((row) => row.outcome), ["ok", "ok", "ok", "ok"]);
   });
 
   it("plugin events reach only sinks whose owner holds the declared permission", async () => {

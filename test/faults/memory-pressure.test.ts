@@ -72,9 +72,9 @@ it("8 concurrent memory bombs from one user end with MEMORY_LIMIT while another 
   const stats = t.app.sandbox.stats();
   assert.equal(stats.workers, 2, JSON.stringify(stats));
   assert.equal(stats.busy, 0);
-  const bombRows = await t.app.store.queryAudit({ tool: "bomb", limit: 100 });
+  const bombRows = await t.app.store.queryAudit({ tool: "user:attacker/bomb", limit: 100 });
   assert.deepEqual(bombRows.map((r) => r.outcome), Array(WAVES * PER_WAVE).fill("MEMORY_LIMIT"));
-  const echoRows = await t.app.store.queryAudit({ tool: "b_echo", limit: 1000 });
+  const echoRows = await t.app.store.queryAudit({ tool: "user:bystander/b_echo", limit: 1000 });
   assert.equal(echoRows.length, bystanderCalls);
   assert.ok(echoRows.every((r) => r.outcome === "ok"));
 });

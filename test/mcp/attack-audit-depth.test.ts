@@ -151,7 +151,7 @@ describe("attack: calls that leave no audit row (MCP)", () => {
     const call = await rawSession(t.url, alice.token);
     const answer = await call(3, "user_echo", `{"deep":[${nestedText(1_500)}]}`);
     assert.match(answer.error?.message ?? "", /nested more than 64/);
-    assert.equal((await rowsOf("user_echo"))[0]?.outcome, "INVALID_ARGUMENT");
+    assert.equal((await rowsOf("user:alice/user_echo"))[0]?.outcome, "INVALID_ARGUMENT");
   });
 
   it("execute_tool with deep arguments is refused and audited", async () => {

@@ -56,7 +56,7 @@ describe("MCP audit log", () => {
 
     const rows = (await t.app.store.queryAudit({ userId: aliceId, limit: 20 })).reverse();
     assert.deepEqual(rows.map((r) => [r.tool, r.outcome]), [
-      ["login", "ok"], ["login", "ok"], ["check_key", "ok"], ["kaboom", "HANDLER_FAILED"],
+      ["login", "ok"], ["login", "ok"], ["user:alice/check_key", "ok"], ["kaboom", "HANDLER_FAILED"],
       ["login", "INVALID_ARGUMENT"], ["ops_report", "PERMISSION_DENIED"], ["nope", "UNKNOWN_TOOL"],
     ]);
     const tokenId = (await t.app.store.findTokenByHash(hashSecret(aliceToken)))!.id;

@@ -53,7 +53,7 @@ describe("MCP deadlines and cancellation", () => {
     assert.ok(took >= DEADLINE_MS - 50 && took < DEADLINE_MS + 4_000, `took ${took} ms`);
     assert.equal(await settled(), 0, "the run left the sandbox");
     await stillServing();
-    const row = (await t.app.store.queryAudit({ tool: "u_loop", limit: 1 }))[0];
+    const row = (await t.app.store.queryAudit({ tool: "user:lena/u_loop", limit: 1 }))[0];
     assert.equal(row?.outcome, "TOOL_TIMEOUT");
   });
 
@@ -69,10 +69,10 @@ describe("MCP deadlines and cancellation", () => {
     assert.ok(performance.now() - started < DEADLINE_MS, "stopped by the cancellation, not the deadline");
     await stillServing();
     const until = Date.now() + 2_000;
-    let rows = await t.app.store.queryAudit({ tool: "u_loop", limit: 5 });
+    let rows = await t.app.store.queryAudit({ tool: "user:lena/u_loop", limit: 5 });
     while (rows.length < 2 && Date.now() < until) {
       await new Promise((r) => setTimeout(r, 25));
-      rows = await t.app.store.queryAudit({ tool: "u_loop", limit: 5 });
+      rows = await t.app.store.queryAudit({ tool: "user:lena/u_loop", limit: 5 });
     }
     assert.equal(rows[0]?.outcome, "CANCELLED");
   });

@@ -127,7 +127,7 @@ describe("MCP 2026-07-28 beside 2025-11-25", () => {
     const noCapability = await modernCall(t.url, alice, "tools/call", { name: "u_ask", arguments: {} });
     assert.equal(noCapability.response.error?.code, -32021, "a client that cannot answer elicitation is told so");
     const rows = await t.app.store.queryAudit({ limit: 5 });
-    assert.ok(rows.some((r) => r.tool === "u_ask" && r.outcome === "INPUT_REQUIRED"));
+    assert.ok(rows.some((r) => r.tool === "user:alice/u_ask" && r.outcome === "INPUT_REQUIRED"));
   });
 
   test("an assistant cannot answer for the person by putting the reserved argument in `arguments`", async () => {

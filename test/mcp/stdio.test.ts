@@ -54,7 +54,7 @@ test("MCP over stdio serves the same tools as the user, with audit", async () =>
   const rows = (await check.queryAudit({ limit: 10 })).reverse();
   await check.close();
   assert.deepEqual(rows.map((r) => [r.surface, r.tool, r.outcome]), [
-    ["mcp", "echo_word", "ok"], ["loopback", "demo/echo_word", "ok"], ["mcp", "via_loopback", "ok"], ["mcp", "export_metrics", "PERMISSION_DENIED"],
+    ["mcp", "echo_word", "ok"], ["loopback", "demo/echo_word", "ok"], ["mcp", "user:sam/via_loopback", "ok"], ["mcp", "export_metrics", "PERMISSION_DENIED"],
   ]);
   assert.equal(rows[0]!.client, "stdio-test/1.2.3");
 

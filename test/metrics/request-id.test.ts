@@ -44,7 +44,7 @@ describe("the request id follows a call into the plugin handler", () => {
       await client.close();
     }
     // The server never adopts a client's id: it mints its own and keeps the client's beside it.
-    const mcpRow = (await t.app.store.queryAudit({ tool: "calls_boom", limit: 10 })).find((r) => r.clientRequestId === clientId);
+    const mcpRow = (await t.app.store.queryAudit({ tool: "user:alice/calls_boom", limit: 10 })).find((r) => r.clientRequestId === clientId);
     assert.equal(mcpRow?.surface, "mcp");
     const id = mcpRow!.requestId!;
     assert.match(id, /^[0-9a-f-]{36}$/, "the server's own id");

@@ -85,13 +85,13 @@ describe("secret and personal values are masked in the audit log on every surfac
   it("no audit row holds the raw values, yet each surface wrote its rows", async () => {
     const rows = await t.app.store.queryAudit({ limit: 1000 });
     const surfaces = new Set(rows.map((row) => `${row.surface}:${row.tool}`));
-    for (const expected of ["api:vault_check", "api:draft:draft", "http:vault/login", "loopback:vault/login", "mcp:vault_login", "mcp:vault_check"]) {
+    for (const expected of ["api:user:ann/vault_check", "api:draft:draft", "http:vault/login", "loopback:vault/login", "mcp:vault_login", "mcp:user:ann/vault_check"]) {
       assert.ok(surfaces.has(expected), `a row for ${expected} (got ${[...surfaces].join(", ")})`);
     }
     const text = JSON.stringify(rows);
     assert.ok(!text.includes(PASSWORD), "no password in clear");
     assert.ok(!text.includes(EMAIL), "no e-mail address in clear");
-    for (const row of rows.filter((r) => r.tool.startsWith("vault"))) {
+    for (const row of rows.filter((r) => /^(user:ann\/)?vault/.test(r.tool))) {
       const masked = Object.values(row.args as Record<string, unknown>).filter((value) => typeof value === "string" && value.startsWith("masked:"));
       assert.equal(masked.length, 2, `${row.surface}:${row.tool} masks both values: ${JSON.stringify(row.args)}`);
     }

@@ -135,7 +135,7 @@ export default async () => { try { await call("probe", "boom"); } catch (e) { re
     const loopback = rows.filter((r) => r.surface === "loopback");
     assert.ok(loopback.length >= 2);
     assert.ok(loopback.some((r) => r.outcome === "PERMISSION_DENIED"));
-    const runs = await t.app.store.queryAudit({ tool: "echo_demo" });
+    const runs = await t.app.store.queryAudit({ tool: "user:owner/echo_demo" });
     assert.ok(runs.some((r) => r.surface === "api" && r.outcome === "ok"));
   });
 });

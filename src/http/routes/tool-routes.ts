@@ -68,7 +68,7 @@ export function toolRoutes(deps: ToolRouteDeps): Route[] {
       handle: async (ctx) => {
         const body = await ctx.json({ envelope: true });
         const source = draftSource(ctx.principal, body);
-        await runAndAnswer(ctx, deps, source, argsOf(body), true);
+        await runAndAnswer(ctx, deps, source, argsOf(body));
       },
     },
     { method: "GET", path: "/api/tools/:id", access: "api", handle: async (ctx) => {
@@ -126,15 +126,14 @@ export function toolRoutes(deps: ToolRouteDeps): Route[] {
         mustScopeUserTools(ctx.principal); // before the lookup: its answer names the tool
         const tool = await catalog.get(ctx.principal, ctx.params.id!);
         if (tool.kind !== "tool") throw new KnotError("BAD_REQUEST", tool.kind === "sink" ? `"${tool.name}" is a sink: sinks run on the events they subscribe to, not on demand` : `"${tool.name}" is a lib: libs are imported by tools, not run`);
-        await runAndAnswer(ctx, deps, tool, argsOf(await ctx.json({ envelope: true })), false);
+        await runAndAnswer(ctx, deps, tool, argsOf(await ctx.json({ envelope: true })));
       },
     },
   ];
 }
 
-async function runAndAnswer(ctx: HttpContext, deps: ToolRouteDeps, source: RunSource | UserToolRecord, args: Record<string, unknown>, draft: boolean): Promise<void> {
-  const tool = draft ? `draft:${source.name}` : source.name;
-  const outcome = await runAudited(deps, { principal: ctx.principal, requestId: ctx.requestId, res: ctx.res, tool }, source, args);
+async function runAndAnswer(ctx: HttpContext, deps: ToolRouteDeps, source: RunSource | UserToolRecord, args: Record<string, unknown>): Promise<void> {
+  const outcome = await runAudited(deps, { principal: ctx.principal, requestId: ctx.requestId, res: ctx.res }, source, args);
   sendJson(ctx.res, 200, runOutcomeJson(outcome));
 }
 

@@ -56,7 +56,7 @@ export function AuditView() {
       </header>
       <form class="filters" onSubmit={(e) => { e.preventDefault(); setFilters(form); setPages([null]); }}>
         {field("user", "User (name)")}
-        {field("tool", "Tool")}
+        {field("tool", "Tool (a plugin tool, or user:<owner>/<name>)")}
         {field("outcome", "Outcome (ok or a code)")}
         {field("since", "Since", "datetime-local")}
         {field("until", "Until", "datetime-local")}
