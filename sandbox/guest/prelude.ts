@@ -3,7 +3,8 @@
  * Importing the modules below captures the intrinsics and the worker's bindings (and deletes the
  * bindings from the global); then the global is cut down: no WebAssembly (its memory escapes the
  * heap limit), no Intl (nor its ICU objects, outside it too), no SharedArrayBuffer / Atomics (shared memory and timing), no FinalizationRegistry
- * (callbacks at GC time, outside the run that made them), the console replaced by
+ * (callbacks at GC time, outside the run that made them), no resizable ArrayBuffers (their memory
+ * escapes the heap limit too, see fixed-buffers.ts), the console replaced by
  * the log, and `import(x)` rewritten by the worker to a function that always refuses.
  */
 import "./intrinsics.ts";
@@ -13,6 +14,7 @@ import "./identity.ts";
 import "./plugin.ts";
 import { GLOBAL_NAMES } from "./bindings.ts";
 import { installConsole } from "./console.ts";
+import { fixArrayBufferLengths } from "./fixed-buffers.ts";
 import * as I from "./intrinsics.ts";
 import { refuseDynamicImport } from "./run-tool.ts";
 
@@ -25,6 +27,7 @@ for (const name of ["WebAssembly", "SharedArrayBuffer", "Atomics", "Finalization
   delete globals[name];
   if (name in globals) throw new I.Error(`knot sandbox: could not remove ${name}`);
 }
+fixArrayBufferLengths();
 installConsole();
 I.ObjectDefineProperty(globalThis, GLOBAL_NAMES.dynamicImport, {
   value: refuseDynamicImport,

@@ -36,6 +36,30 @@ for (const [name, source] of BOMBS) {
   });
 }
 
+// Resizable ArrayBuffers: V8 reserves and commits their memory itself, past the allocator the heap
+// limit counts (a probe held 320 MB under heapMb 64, and the worker's budget then blamed a neighbour).
+const RESIZABLE: Array<[string, string]> = [
+  ["resizable buffers grown by resize()", `export default () => { const keep = []; for (let i = 0; i < 8; i++) { const b = new ArrayBuffer(0, { maxByteLength: 32 << 20 }); b.resize(32 << 20); new Uint8Array(b).fill(1); keep.push(b) } return keep.length }`],
+  ["resizable buffers made at full size", `export default () => { const keep = []; for (let i = 0; i < 8; i++) { const b = new ArrayBuffer(32 << 20, { maxByteLength: 32 << 20 }); new Uint8Array(b).fill(1); keep.push(b) } return keep.length }`],
+  ["a maxByteLength getter that answers late", `export default () => { let n = 0; const o = { get maxByteLength() { return n++ ? 32 << 20 : undefined } }; const keep = []; for (let i = 0; i < 8; i++) { const b = new ArrayBuffer(0, o); b.resize?.(32 << 20); keep.push(b) } return keep.map((b) => b.byteLength).join() }`],
+  ["buffers grown by transfer()", `export default () => { const keep = []; for (let i = 0; i < 8; i++) { const b = new ArrayBuffer(1).transfer(32 << 20); new Uint8Array(b).fill(1); keep.push(b) } return keep.length }`],
+];
+
+for (const [name, source] of RESIZABLE) {
+  test(`${name} never hold more than the heap limit`, async () => {
+    const outcome = await runTool(pool, source, { limits: { ...MEMORY_LIMITS, heapMb: 64 } });
+    // Refused outright (a RangeError / TypeError the tool does not catch) or stopped at the limit; never 256 MB held.
+    assertError(outcome, ["TOOL_ERROR", "MEMORY_LIMIT"]);
+    await assertHostUnharmed(pool, marker);
+  });
+}
+
+test("a plain ArrayBuffer still works as the language says", async () => {
+  const source = `export default () => { const b = new ArrayBuffer(8, undefined); const c = new ArrayBuffer(8, {}); return [b.byteLength, c.resizable, b instanceof ArrayBuffer, new Uint8Array(4).buffer instanceof ArrayBuffer, ArrayBuffer.isView(new Uint8Array(1)), b.slice(2).byteLength, Object.getPrototypeOf(b) === ArrayBuffer.prototype, b.constructor === ArrayBuffer, ArrayBuffer.name, ArrayBuffer.length].join() }`;
+  const outcome = await runTool(pool, source, { limits: MEMORY_LIMITS });
+  assert.deepEqual(outcome.ok && outcome.result, { kind: "text", text: "8,false,true,true,true,6,true,true,ArrayBuffer,1" });
+});
+
 test("a tool that catches its failed allocation goes on normally", async () => {
   const outcome = await runTool(pool, "export default () => { try { new ArrayBuffer(2 ** 31) } catch (e) { return e.name } }", { limits: MEMORY_LIMITS });
   assert.deepEqual(outcome.ok && outcome.result, { kind: "text", text: "RangeError" });
