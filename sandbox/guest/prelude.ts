@@ -4,7 +4,8 @@
  * bindings from the global); then the global is cut down: no WebAssembly (its memory escapes the
  * heap limit), no Intl (nor its ICU objects, outside it too), no SharedArrayBuffer / Atomics (shared memory and timing), no FinalizationRegistry
  * (callbacks at GC time, outside the run that made them), no resizable ArrayBuffers (their memory
- * escapes the heap limit too, see fixed-buffers.ts), the console replaced by
+ * escapes the heap limit too, see fixed-buffers.ts), a Symbol registry of the context's own (V8's
+ * outlives the context, see symbol-registry.ts), the console replaced by
  * the log, and `import(x)` rewritten by the worker to a function that always refuses.
  */
 import "./intrinsics.ts";
@@ -15,6 +16,7 @@ import "./plugin.ts";
 import { GLOBAL_NAMES } from "./bindings.ts";
 import { installConsole } from "./console.ts";
 import { fixArrayBufferLengths } from "./fixed-buffers.ts";
+import { ownSymbolRegistry } from "./symbol-registry.ts";
 import * as I from "./intrinsics.ts";
 import { refuseDynamicImport } from "./run-tool.ts";
 
@@ -28,6 +30,7 @@ for (const name of ["WebAssembly", "SharedArrayBuffer", "Atomics", "Finalization
   if (name in globals) throw new I.Error(`knot sandbox: could not remove ${name}`);
 }
 fixArrayBufferLengths();
+ownSymbolRegistry();
 installConsole();
 I.ObjectDefineProperty(globalThis, GLOBAL_NAMES.dynamicImport, {
   value: refuseDynamicImport,

@@ -199,3 +199,21 @@ test("a finalizer cannot run the previous run's code during the next run (Finali
   const churn = "export default () => { let keep = 0; for (let i = 0; i < 200_000; i++) keep += [i].length; return keep }";
   assert.deepEqual(assertOk(await runTool(pool, churn, { limits: { cpuMs: 1_000 } })), { kind: "json", value: 200_000 });
 });
+
+test("the Symbol registry is the run's own: a key registered in one run is not registered in the next, and its memory goes with the run", async () => {
+  // V8's registry belongs to the isolate and is never collected: with a warm isolate per user, a
+  // probe planted 40 MB of keys in one clean run and the user's next run (or a shared tool's
+  // runner's) failed a 36 MB allocation its heap limit allows, and could measure what was left.
+  const limits = { ...ATTACK_LIMITS, heapMb: 64, cpuMs: 4_000, wallMs: 8_000 };
+  const plant = `const s = Symbol.for("knot.planted.key");
+    for (let i = 0; i < 40; i++) Symbol.for(String(i).padStart(1 << 20, "x").split("").join(""));
+    export default () => [Symbol.keyFor(s), Symbol.for("knot.planted.key") === s, typeof Symbol.keyFor(Symbol("x"))].join()`;
+  assert.deepEqual(assertOk(await runTool(pool, plant, { limits })), { kind: "text", text: "knot.planted.key,true,undefined" });
+  const hold = `export default () => { const a = []; for (let i = 0; i < 36; i++) a.push(Array.from({ length: 1 << 17 }, (_, j) => j + i + 0.5)); return a.length }`;
+  for (let round = 0; round < 2; round++) {
+    assert.deepEqual(assertOk(await runTool(pool, hold, { limits })), { kind: "json", value: 36 }, `round ${round}: the planted keys were not carried over`);
+  }
+  const probe = `export default () => { const keys = []; for (let i = 0; i < 3; i++) keys.push(Symbol.keyFor(Symbol.for("p" + i))); return keys.join() }`;
+  assert.deepEqual(assertOk(await runTool(pool, probe, { limits })), { kind: "text", text: "p0,p1,p2" });
+  assertError(await runTool(pool, `export default () => Symbol.keyFor("not a symbol")`, { limits }), "TOOL_ERROR", /not a symbol/);
+});
