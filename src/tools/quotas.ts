@@ -4,7 +4,10 @@
  * (RATE_LIMITED with a retry-after) instead of unbounded memory growth. Counts are per instance.
  * A user's concurrency is well below the sandbox's capacity by default (4 of 2 workers × 4), and
  * runs waiting for a global slot are admitted round-robin by user (issue 10, root cause 9): one
- * user's backlog never stands in front of another user's first run.
+ * user's backlog never stands in front of another user's first run. A user's sinks count on a
+ * quota of their own (the user's limits, a separate count): their runs are caused by events others
+ * can cause (running a shared tool tells its owner's `tool.run` sinks), so on the user's own count
+ * another user could use it up; a sink refused here is retried by its dispatcher.
  */
 import { KnotError } from "../errors.ts";
 import type { Principal } from "../identity/principal.ts";
@@ -28,11 +31,16 @@ export const DEFAULT_QUOTAS: QuotaSettings = Object.freeze({
 });
 
 export interface Quotas {
-  /** Waits for a global slot (bounded queue) after checking the caller's own quotas; returns the release. */
-  acquire(principal: Principal, signal?: AbortSignal): Promise<() => void>;
+  /**
+   * Waits for a global slot (bounded queue) after checking the caller's own quotas; returns the
+   * release. `"sink"`: a sink's run, counted on its owner's sink quota instead of the owner's own.
+   */
+  acquire(principal: Principal, signal?: AbortSignal, purpose?: RunPurpose): Promise<() => void>;
   /** `rateKeys`: the users and tokens whose run times of the last minute are remembered. */
   stats(): { running: number; queued: number; refused: number; rateKeys: number };
 }
+
+export type RunPurpose = "tool" | "sink";
 
 const MINUTE_MS = 60_000;
 /** Every this many admissions, keys whose runs all left the minute are forgotten (amortised O(1)). */
@@ -79,8 +87,10 @@ export function createQuotas(settings: QuotaSettings, now: () => number = Date.n
     }
   };
 
-  const keysOf = (principal: Principal) => [
-    { key: `user:${principal.user.id}`, label: `user "${principal.user.name}"`, max: settings.userConcurrentRuns, rate: settings.userRunsPerMinute },
+  const keysOf = (principal: Principal, purpose: RunPurpose) => [
+    purpose === "sink"
+      ? { key: `sinks:${principal.user.id}`, label: `the sinks of user "${principal.user.name}"`, max: settings.userConcurrentRuns, rate: settings.userRunsPerMinute }
+      : { key: `user:${principal.user.id}`, label: `user "${principal.user.name}"`, max: settings.userConcurrentRuns, rate: settings.userRunsPerMinute },
     ...(principal.tokenId ? [{ key: `token:${principal.tokenId}`, label: "this token", max: settings.tokenConcurrentRuns, rate: settings.tokenRunsPerMinute }] : []),
   ];
 
@@ -108,8 +118,8 @@ export function createQuotas(settings: QuotaSettings, now: () => number = Date.n
   };
 
   return {
-    async acquire(principal, signal) {
-      const keys = keysOf(principal);
+    async acquire(principal, signal, purpose = "tool") {
+      const keys = keysOf(principal, purpose);
       for (const k of keys) checkKey(k.key, k.label, k.max, k.rate);
       for (const k of keys) {
         concurrent.set(k.key, (concurrent.get(k.key) ?? 0) + 1);
