@@ -24,7 +24,8 @@ export type WorkerToHost =
    * The run may have had effects (sent before its first knot:plugin call, or after it has run a few
    * ms; `events` and `done` imply it). A run never acknowledged by a dying worker is retried.
    */
-  | { readonly t: "started"; readonly runId: string }
+  /** `effect`: the run is about to call a plugin (an effect outside its isolate): never run it again. */
+  | { readonly t: "started"; readonly runId: string; readonly effect?: true }
   /** A run's events (log, progress) since the last batch: one message per event-loop turn. */
   | { readonly t: "events"; readonly runId: string; readonly events: readonly RunEvent[] }
   | { readonly t: "resolve"; readonly runId: string; readonly reqId: number; readonly specifier: string }

@@ -15,9 +15,11 @@ export interface RunTicket {
   addTimer(timer: NodeJS.Timeout): void;
   /** Dispatched to a worker: timing starts, and the worker has not acknowledged it yet. */
   markDispatched(): void;
-  /** The worker acknowledged the run: from now on it may have had effects, so it is never retried. */
-  markAcknowledged(): void;
+  /** The worker acknowledged the run (its code has run); `effect`: it has called a plugin. */
+  markAcknowledged(effect?: boolean): void;
   readonly acknowledged: boolean;
+  /** It has called a plugin (an effect outside its isolate): it is never run again. */
+  readonly hadEffects: boolean;
   /**
    * Back to the queue (its worker died before acknowledging, or for another user's run): drop this
    * dispatch's timers and log; an acknowledged run counts towards `requeues`.
@@ -75,6 +77,7 @@ export function createRunTicket(job: RunJob, hooks: RunHooks, resolve: (outcome:
   let startedAt = Date.now();
   let done = false;
   let acknowledged = false;
+  let hadEffects = false;
   let requeues = 0;
   let dispatches = 0;
 
@@ -107,11 +110,15 @@ export function createRunTicket(job: RunJob, hooks: RunHooks, resolve: (outcome:
       acknowledged = false;
       hooks.onDispatch?.();
     },
-    markAcknowledged() {
+    markAcknowledged(effect = false) {
       acknowledged = true;
+      if (effect) hadEffects = true;
     },
     get acknowledged() {
       return acknowledged;
+    },
+    get hadEffects() {
+      return hadEffects;
     },
     markRequeued() {
       for (const timer of timers.splice(0)) clearTimeout(timer);

@@ -5,7 +5,8 @@
  * When one run is to blame (a deadline or cancel it did not honour, an isolate that would not
  * stop, the memory budget with a suspect), only that run's *user* pays: their runs on the worker
  * fail with the cause's code, and every other user's run is handed back to the pool to run again
- * (issue 10, root cause 8) — at most MAX_REQUEUES times, so a run cannot be bounced forever. With
+ * (issue 10, root cause 8) — at most MAX_REQUEUES times, so a run cannot be bounced forever, and
+ * never once it has called a plugin (that call would be made twice; it fails instead). With
  * no one to blame (a crash, missed heartbeats) acknowledged runs fail with WORKER_CRASHED. A run
  * the worker never acknowledged cannot have done anything yet, so it always goes back. Messages
  * are fixed per cause: they never carry the kill's detail, which may name another run.
@@ -68,7 +69,7 @@ export function createWorkerSlot(settings: PoolSettings, events: SlotEvents): Wo
       case "started": {
         const ticket = runs.get(message.runId);
         if (ticket !== undefined) remember(ticket);
-        return ticket?.markAcknowledged();
+        return ticket?.markAcknowledged(message.effect === true);
       }
       case "events": {
         const ticket = runs.get(message.runId);
@@ -110,13 +111,18 @@ export function createWorkerSlot(settings: PoolSettings, events: SlotEvents): Wo
     const requeue: RunTicket[] = [];
     for (const ticket of runs.values()) {
       if (ticket.done) continue;
-      const innocent = culpritUser !== undefined && ticket.job.user.id !== culpritUser && ticket.requeues < MAX_REQUEUES;
+      // Another user's run goes back too, unless it has called a plugin: run again, its call would be made twice.
+      const innocent = culpritUser !== undefined && ticket.job.user.id !== culpritUser && ticket.requeues < MAX_REQUEUES && !ticket.hadEffects;
       // Not acknowledged: it has had no effect yet, so it may run again — unless it is the culprit,
       // or its workers keep dying under it (a crash in its first milliseconds, before any ack).
       const unseen = !ticket.acknowledged && ticket.job.runId !== culpritRunId && ticket.dispatches <= MAX_UNACKNOWLEDGED_REQUEUES;
       if (cause !== "close" && (unseen || innocent)) {
         ticket.markRequeued();
         requeue.push(ticket);
+        continue;
+      }
+      if (cause !== "close" && culpritUser !== undefined && ticket.job.user.id !== culpritUser && ticket.hadEffects) {
+        ticket.fail("WORKER_CRASHED", "the sandbox worker was lost during the run, after it had called a plugin, so it was not run again");
         continue;
       }
       const [code, message] = lostRunError(cause, settings);

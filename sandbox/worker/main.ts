@@ -103,8 +103,8 @@ function onRun(job: unknown): void {
   let answered = false;
   let acknowledged = false;
   // One message in, one out for a run that ends quickly without effects: the acknowledgement
-  // ("it may have had effects, never retry it") goes out only before the run's first knot:plugin
-  // call, with its first events, or once it has run ACK_AFTER_MS; the verdict implies it.
+  // ("user code has run") goes out only before the run's first knot:plugin call, with its first
+  // events, or once it has run ACK_AFTER_MS; the verdict implies it.
   const acknowledge = (): void => {
     if (acknowledged || answered) return;
     acknowledged = true;
@@ -112,6 +112,16 @@ function onRun(job: unknown): void {
     send({ t: "started", runId });
   };
   const ackTimer = setTimeout(acknowledge, ACK_AFTER_MS);
+  // Before the first knot:plugin call: the host must know the run has had an effect outside its
+  // isolate, so that it never runs it again when another run costs this worker (worker-slot.ts).
+  let effectful = false;
+  const beforeEffect = (): void => {
+    if (effectful || answered) return;
+    effectful = true;
+    acknowledged = true;
+    clearTimeout(ackTimer);
+    send({ t: "started", runId, effect: true });
+  };
   // Events go out batched, one message per event-loop turn, and always before the verdict.
   let batch: RunEvent[] = [];
   const flushEvents = (): void => {
@@ -129,7 +139,7 @@ function onRun(job: unknown): void {
       }),
     resolveModule: (specifier) => resolveModule(runId, specifier),
     onEvent: (event) => batch.push(event) === 1 && setImmediate(flushEvents),
-    beforeEffect: acknowledge,
+    beforeEffect,
     onStuck: (reason) => fatal(reason, runId),
   });
   runs.set(runId, handle);

@@ -164,3 +164,39 @@ test("a thrown value whose getter spins ends its own run with CPU_LIMIT; another
     await server.close();
   }
 });
+
+test("another user's run that has called a plugin is never run again when someone else's run costs the worker: it fails, its call made once", async () => {
+  // Found by a probe: a one-line tool (a thrown Proxy whose every property spins: isolated-vm reads
+  // them to copy the error, outside every limit, after catching the termination) kept its isolate
+  // running past dispose, the worker was killed, and bob's run — re-queued though it had already
+  // called a plugin — made its call again (a charge made twice), then again, then failed.
+  const server = await startLoopbackServer(() => ({ body: { charged: true }, delayMs: 1_500 }));
+  const small = await createReadyPool({ workers: 1, runsPerWorker: 2, heartbeatMs: 500 });
+  try {
+    const charge = `import { call } from "knot:plugin"; export default async () => ({ answer: await call("billing", "charge", {}) });`;
+    const bobJob = makeJob(charge, { user: BOB, loopback: server.target, limits: { ...CALLING_LIMITS, wallMs: 10_000 } });
+    seen.push(bobJob.runId);
+    const bobRun = small.run(bobJob, { resolveModule: () => null });
+    await until(() => server.calls.length === 1, 5_000); // bob's call is out
+    const spinner = await small.run(makeJob(`throw new Proxy(new Error("p"), { get() { for (;;) {} } }); export default () => 1;`, { user: MALLORY, limits: { ...ATTACK_LIMITS, cpuMs: 200 } }), {
+      resolveModule: () => null,
+    });
+    assertError(spinner, ["CPU_LIMIT", "WORKER_CRASHED"]);
+    const bob = await bobRun;
+    assertNamesNobody(bob);
+    if (small.stats().restarts > 0) assertError(bob, "WORKER_CRASHED", /after it had called a plugin/);
+    else assert.deepEqual(assertOk(bob), { kind: "json", value: { answer: { charged: true } } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(server.calls.length, 1, "bob's charge was made once");
+  } finally {
+    await small.close();
+    await server.close();
+  }
+});
+
+test("another user's run that has had no effect outside its isolate is still re-queued and completes", async () => {
+  await bobBeside(async (bobStarted) => {
+    await bobStarted;
+    return [await start(`throw new Proxy(new Error("p"), { get() { for (;;) {} } }); export default () => 1;`, MALLORY, { ...ATTACK_LIMITS, cpuMs: 200 })];
+  });
+});
