@@ -43,6 +43,7 @@ export const RangeError = globalThis.RangeError;
 export const Promise = globalThis.Promise;
 export const PromiseReject = Promise.reject.bind(Promise) as (reason: unknown) => Promise<never>;
 export const Map = globalThis.Map;
+export const Symbol = globalThis.Symbol;
 export const MapGet = uncurryThis(Map.prototype.get) as (self: Map<unknown, unknown>, key: unknown) => unknown;
 export const MapSet = uncurryThis(Map.prototype.set) as (self: Map<unknown, unknown>, key: unknown, value: unknown) => unknown;
 export const MapDelete = uncurryThis(Map.prototype.delete) as (self: Map<unknown, unknown>, key: unknown) => boolean;
