@@ -21,10 +21,10 @@ export type WorkerToHost =
   /** `suspect`: the run most likely to blame if the worker is over its memory budget (see main.ts). */
   | { readonly t: "beat"; readonly rssMb: number; readonly suspect?: string }
   /**
-   * The run may have had effects (sent before its first knot:plugin call, or after it has run a few
-   * ms; `events` and `done` imply it). A run never acknowledged by a dying worker is retried.
+   * The run's code has run (sent after a few ms, or before its first knot:plugin call; `events` and
+   * `done` imply it): a run never acknowledged by a dying worker is retried. `effect`: it is about
+   * to call a plugin (an effect outside its isolate), so it is never run again.
    */
-  /** `effect`: the run is about to call a plugin (an effect outside its isolate): never run it again. */
   | { readonly t: "started"; readonly runId: string; readonly effect?: true }
   /** A run's events (log, progress) since the last batch: one message per event-loop turn. */
   | { readonly t: "events"; readonly runId: string; readonly events: readonly RunEvent[] }

@@ -111,8 +111,9 @@ export function createWorkerSlot(settings: PoolSettings, events: SlotEvents): Wo
     const requeue: RunTicket[] = [];
     for (const ticket of runs.values()) {
       if (ticket.done) continue;
+      const othersRun = culpritUser !== undefined && ticket.job.user.id !== culpritUser;
       // Another user's run goes back too, unless it has called a plugin: run again, its call would be made twice.
-      const innocent = culpritUser !== undefined && ticket.job.user.id !== culpritUser && ticket.requeues < MAX_REQUEUES && !ticket.hadEffects;
+      const innocent = othersRun && ticket.requeues < MAX_REQUEUES && !ticket.hadEffects;
       // Not acknowledged: it has had no effect yet, so it may run again — unless it is the culprit,
       // or its workers keep dying under it (a crash in its first milliseconds, before any ack).
       const unseen = !ticket.acknowledged && ticket.job.runId !== culpritRunId && ticket.dispatches <= MAX_UNACKNOWLEDGED_REQUEUES;
@@ -121,7 +122,7 @@ export function createWorkerSlot(settings: PoolSettings, events: SlotEvents): Wo
         requeue.push(ticket);
         continue;
       }
-      if (cause !== "close" && culpritUser !== undefined && ticket.job.user.id !== culpritUser && ticket.hadEffects) {
+      if (cause !== "close" && othersRun && ticket.hadEffects) {
         ticket.fail("WORKER_CRASHED", "the sandbox worker was lost during the run, after it had called a plugin, so it was not run again");
         continue;
       }
