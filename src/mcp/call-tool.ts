@@ -6,6 +6,7 @@
  */
 import type { Audited } from "../audit/audit-around.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
+import { scriptAuditName } from "../audit/tool-names.ts";
 import { KnotError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { PluginPool } from "../plugins/plugin-pool.ts";
@@ -17,7 +18,6 @@ import type { ToolResolver } from "./resolver.ts";
 import { isInputNeeded } from "./input-rounds.ts";
 import { ERROR_CODE_META, errorResult, thrownResult, WHERE_META } from "./results.ts";
 import { runTool } from "./run-tool.ts";
-import { scriptAuditName } from "../audit/tool-names.ts";
 import { invalidParams, ProtocolError } from "./protocol-error.ts";
 import type { CallToolResult } from "./sdk.ts";
 import type { CallContext, CandidateTool } from "./tool-types.ts";

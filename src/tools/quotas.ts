@@ -10,6 +10,7 @@
  * another user could use it up; a sink refused here is retried by its dispatcher.
  */
 import { KnotError } from "../errors.ts";
+import type { RunEntry } from "../../sandbox/protocol.ts";
 import type { Principal } from "../identity/principal.ts";
 
 export interface QuotaSettings {
@@ -35,12 +36,10 @@ export interface Quotas {
    * Waits for a global slot (bounded queue) after checking the caller's own quotas; returns the
    * release. `"sink"`: a sink's run, counted on its owner's sink quota instead of the owner's own.
    */
-  acquire(principal: Principal, signal?: AbortSignal, purpose?: RunPurpose): Promise<() => void>;
+  acquire(principal: Principal, signal?: AbortSignal, entry?: RunEntry): Promise<() => void>;
   /** `rateKeys`: the users and tokens whose run times of the last minute are remembered. */
   stats(): { running: number; queued: number; refused: number; rateKeys: number };
 }
-
-export type RunPurpose = "tool" | "sink";
 
 const MINUTE_MS = 60_000;
 /** Every this many admissions, keys whose runs all left the minute are forgotten (amortised O(1)). */
@@ -87,10 +86,12 @@ export function createQuotas(settings: QuotaSettings, now: () => number = Date.n
     }
   };
 
-  const keysOf = (principal: Principal, purpose: RunPurpose) => [
-    purpose === "sink"
-      ? { key: `sinks:${principal.user.id}`, label: `the sinks of user "${principal.user.name}"`, max: settings.userConcurrentRuns, rate: settings.userRunsPerMinute }
-      : { key: `user:${principal.user.id}`, label: `user "${principal.user.name}"`, max: settings.userConcurrentRuns, rate: settings.userRunsPerMinute },
+  const keysOf = (principal: Principal, entry: RunEntry) => [
+    {
+      ...(entry === "sink" ? { key: `sinks:${principal.user.id}`, label: `the sinks of user "${principal.user.name}"` } : { key: `user:${principal.user.id}`, label: `user "${principal.user.name}"` }),
+      max: settings.userConcurrentRuns,
+      rate: settings.userRunsPerMinute,
+    },
     ...(principal.tokenId ? [{ key: `token:${principal.tokenId}`, label: "this token", max: settings.tokenConcurrentRuns, rate: settings.tokenRunsPerMinute }] : []),
   ];
 
@@ -118,8 +119,8 @@ export function createQuotas(settings: QuotaSettings, now: () => number = Date.n
   };
 
   return {
-    async acquire(principal, signal, purpose = "tool") {
-      const keys = keysOf(principal, purpose);
+    async acquire(principal, signal, entry = "tool") {
+      const keys = keysOf(principal, entry);
       for (const k of keys) checkKey(k.key, k.label, k.max, k.rate);
       for (const k of keys) {
         concurrent.set(k.key, (concurrent.get(k.key) ?? 0) + 1);

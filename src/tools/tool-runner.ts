@@ -133,7 +133,7 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
       const params = options.input === undefined ? checked : { ...checked, [GUEST_INPUT_PARAM]: options.input };
       // When the principal was read: a run waits for its quota slot first, then in the sandbox's line.
       const askedAt = performance.now();
-      const release = deps.quotas ? await deps.quotas.acquire(principal, options.signal, options.entry === "sink" ? "sink" : "tool") : () => {};
+      const release = deps.quotas ? await deps.quotas.acquire(principal, options.signal, options.entry) : () => {};
       try {
         return await runAdmitted(principal, source, params, options, askedAt);
       } finally {
