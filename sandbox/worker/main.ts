@@ -171,7 +171,7 @@ process.on("message", (raw: unknown) => {
       return waiter?.({ source: typeof message.source === "string" ? message.source : null, failed: message.failed === true });
     }
     case "shutdown":
-      for (const handle of runs.values()) handle.cancel();
+      for (const handle of runs.values()) handle.cancel("the run was stopped: the sandbox shut down (the server is stopping) before it finished");
       homes.close();
       void closeHttp().finally(() => process.exit(0));
       return;

@@ -44,7 +44,8 @@ export interface RunHandle {
   readonly verdict: Promise<WorkerVerdict>;
   /** The context is released and its isolate kept or disposed (after the verdict). */
   readonly ended: Promise<void>;
-  cancel(): void;
+  /** Stops the run; it ends CANCELLED with this message. */
+  cancel(message?: string): void;
   /** Settled, but an isolate task has not come back since dispose (a stuck isolate grows on). */
   readonly lingering: boolean;
   /** The isolate's heap + external bytes at the last sample (an isolate busy in a task answers late). */
@@ -309,7 +310,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
   return {
     verdict,
     ended,
-    cancel: () => settle({ ok: false, error: safeError("CANCELLED", "the run was cancelled") }),
+    cancel: (message = "the run was cancelled") => settle({ ok: false, error: safeError("CANCELLED", message) }),
     get lingering() {
       return settled && inFlight > 0;
     },

@@ -1,10 +1,13 @@
 /**
  * Graceful shutdown, in the order that loses nothing: stop taking new work (new requests get 503
  * SHUTTING_DOWN; the loopback calls of runs still going are let through), let running calls finish
- * up to the grace deadline, then close the listener and every connection, the MCP sessions and the
- * sandbox (disposing isolates; a run still going past the deadline ends CANCELLED), wait briefly for
- * those last runs and the audit rows they write, and close the store last. A plugin handler still
- * running past the deadline cannot be pre-empted: it is not waited for, and its row is lost.
+ * up to the grace deadline, then close the sandbox (disposing isolates: a run still going past the
+ * deadline ends CANCELLED), wait briefly for those last runs, their answers and the audit rows they
+ * write, then close the listener and every connection and the MCP sessions, and the store last.
+ * The sandbox closes before the connections: closed first, they would fail a stopped run's loopback
+ * call, and the run would end (and be audited) as LOOPBACK_FAILED, not CANCELLED, by a race. A
+ * plugin handler still running past the deadline cannot be pre-empted: it is not waited for, and
+ * its row is lost.
  */
 import type http from "node:http";
 import type { Logger } from "../log.ts";
@@ -44,14 +47,14 @@ export async function shutdownGracefully(parts: ShutdownParts): Promise<void> {
     }
   };
   await attempt("timers", parts.stopTimers);
-  await attempt("server", () => closeServer(parts.server));
-  await attempt("mcp", parts.closeMcp);
   await attempt("sandbox", parts.closeSandbox);
-  // A run stopped by the sandbox's close resolves now; its caller then writes its audit row.
+  // A run stopped by the sandbox's close resolves now; its caller then answers and writes its audit row.
   const settleBy = performance.now() + SETTLE_MS;
   await parts.runs.idle(settleBy - performance.now());
   await new Promise<void>((resolve) => setImmediate(resolve));
   await parts.auditWrites.idle(settleBy - performance.now());
+  await attempt("server", () => closeServer(parts.server));
+  await attempt("mcp", parts.closeMcp);
   await parts.closeStore();
   parts.logger.info("shut down", { drained, durationMs: Math.round(performance.now() - started) });
 }

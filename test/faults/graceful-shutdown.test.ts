@@ -85,7 +85,7 @@ it("past the grace deadline the calls still running are stopped, and their audit
   const stuck = fetch(`${t.url}/api/tools/run`, {
     method: "POST", headers: { authorization: `Bearer ${writer.token}`, "content-type": "application/json" },
     body: JSON.stringify({ name: "stuck", code: `import { call } from "knot:plugin";\nexport default () => call("trace", "slow", { ms: 8000 });` }),
-  }).then((res) => res.status, () => "connection closed");
+  }).then(async (res) => ({ status: res.status, body: (await res.json()) as { error?: unknown } }), () => "connection closed" as const);
   while (t.app.sandbox.stats().busy === 0) await new Promise((r) => setTimeout(r, 20));
   await new Promise((r) => setTimeout(r, 200));
   const started = performance.now();
@@ -95,7 +95,10 @@ it("past the grace deadline the calls still running are stopped, and their audit
   assert.deepEqual(during, { status: 503, code: "SHUTTING_DOWN" });
   await closed;
   assert.ok(performance.now() - started < 6_000, "the deadline, not the 8 s handler, decided when to stop");
-  assert.equal(await stuck, "connection closed");
+  // The run is stopped before the connections close, so its caller is told why.
+  const answer = await stuck;
+  assert.ok(answer !== "connection closed", "the caller is answered before its connection closes");
+  assert.deepEqual(answer.body.error, { code: "CANCELLED", message: "the run was stopped: the sandbox shut down (the server is stopping) before it finished" });
   assert.ok(t.lines.some((line) => line.msg === "shutdown deadline reached: stopping the calls still running"));
   const store = await openStore({ path: db });
   try {
