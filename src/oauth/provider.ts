@@ -48,6 +48,8 @@ export async function createOAuthProvider(options: ProviderOptions): Promise<Pro
     claims: { openid: ["sub"] },
     responseTypes: ["code"],
     pkce: { required: () => true },
+    // Listing a standard property here makes oidc-provider call the validator on it too.
+    extraClientMetadata: { properties: ["redirect_uris"], validator: checkRedirectUris },
     allowOmittingSingleRegisteredRedirectUri: false,
     routes: OAUTH_PATHS,
     interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
@@ -106,6 +108,24 @@ export async function createOAuthProvider(options: ProviderOptions): Promise<Pro
   // X-Forwarded-* headers trusted.
   provider.proxy = options.issuer.startsWith("https:");
   return provider;
+}
+
+/** Hosts a plain http:// redirect URI may name: the client's own machine (RFC 8252 §7.3). */
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["127.0.0.1", "[::1]", "localhost"]);
+
+/**
+ * OAuth 2.1 §2.3.1 (RFC 9700 §2.1): a redirect URI is https, or http to the client's own machine.
+ * A plain http:// one elsewhere would carry authorization codes over the network in the clear.
+ * Values of another shape are left to oidc-provider's own checks, which follow.
+ */
+function checkRedirectUris(_ctx: unknown, key: string, value: unknown): void {
+  if (key !== "redirect_uris" || !Array.isArray(value)) return;
+  for (const uri of value) {
+    const parsed = typeof uri === "string" ? URL.parse(uri) : null;
+    if (parsed?.protocol === "http:" && !LOOPBACK_HOSTS.has(parsed.hostname)) {
+      throw new errors.InvalidClientMetadata(`redirect_uris must use https, or http only to a loopback host (127.0.0.1, [::1], localhost): ${uri}`);
+    }
+  }
 }
 
 function escapeHtml(text: string): string {

@@ -48,6 +48,22 @@ test("registration refuses redirect URIs with fragments and non-URLs", async () 
   }
 });
 
+test("registration refuses a plain http redirect URI that is not loopback (OAuth 2.1: https, or http to the client's own machine)", async () => {
+  for (const redirect_uris of [["http://evil.example/callback"], ["http://10.0.0.5/cb"], ["https://ok.example/cb", "http://ok.example/cb"], ["http://127.0.0.1.evil.example/cb"], ["http://localhost.evil.example/cb"]]) {
+    const res = await registerClient(t.url, { redirect_uris });
+    assert.equal(res.status, 400, JSON.stringify(redirect_uris));
+    assert.equal(res.body.error, "invalid_redirect_uri", JSON.stringify(redirect_uris));
+    assert.match(String(res.body.error_description), /https|loopback/, JSON.stringify(res.body));
+    assert.equal(res.body.client_id, undefined);
+  }
+  for (const redirect_uris of [["https://assistant.example/oauth/callback"], ["http://127.0.0.1:8123/cb"], ["http://[::1]/cb"], ["http://localhost:3000/cb"]]) {
+    const res = await registerClient(t.url, { redirect_uris });
+    assert.equal(res.status, 201, `${JSON.stringify(redirect_uris)}: ${JSON.stringify(res.body)}`);
+  }
+  // A bad value of another shape is still the library's to refuse, with its own error.
+  assert.equal((await registerClient(t.url, { redirect_uris: "http://evil.example/cb" })).status, 400);
+});
+
 test("a native client's loopback redirect may change port (RFC 8252); a web client's may not", async () => {
   const native = (await registerClient(t.url, { application_type: "native", redirect_uris: ["http://127.0.0.1/callback"] })).body;
   const browser = new Browser(t.url);
