@@ -31,6 +31,12 @@ export interface TokenAdmin {
 
 /** The most a token's name may hold (API, CLI and OAuth connections alike). */
 const MAX_TOKEN_NAME = 100;
+/**
+ * Bounds on a token's scope list: every check walks it (once per tool when listing), so a list of
+ * 50,000 made each of its holder's requests stall the server (eighth round).
+ */
+const MAX_TOKEN_SCOPES = 64;
+const MAX_SCOPE_LENGTH = 200;
 
 /**
  * An OAuth connection's token name from the name its client registered (open registration: any
@@ -54,8 +60,11 @@ function parseTokenName(value: unknown): string {
  */
 export function tokenScopes(permissions: readonly string[] | null, write: boolean): TokenScopes | null {
   if (permissions === null) return write ? null : { permissions: ["*"], write: false };
+  if (permissions.length > MAX_TOKEN_SCOPES) {
+    throw new KnotError("INVALID_ARGUMENT", `a token has at most ${MAX_TOKEN_SCOPES} scopes (got ${permissions.length}); use globs such as plugin.metrics.* to cover more`, { where: "scopes" });
+  }
   const listed = permissions.map((s) => s.trim()).filter(Boolean);
-  const bad = listed.find((p) => !SCOPE.test(p));
+  const bad = listed.find((p) => p.length > MAX_SCOPE_LENGTH || !SCOPE.test(p));
   if (bad !== undefined) throw new KnotError("INVALID_ARGUMENT", `scope "${bad}" is not a permission id or glob (e.g. plugin.metrics.*)`, { where: "scopes" });
   return { permissions: [...new Set(listed)], write };
 }

@@ -43,6 +43,18 @@ test("tokens: bad input is refused with a coded error; others' tokens are invisi
   assert.equal((await request(`${t.url}/api/tokens?all=1`, user.token)).status, 403);
 });
 
+test("attack: a token's scope list is bounded, so its checks cannot be made to cost every request (each tool × each scope)", async () => {
+  const many = Array.from({ length: 50_000 }, (_, i) => `s${i}`);
+  const refused = await post("/api/tokens", user.token, { name: "many", scopes: [...many, "knot.mcp"] });
+  assert.equal(refused.status, 400);
+  assert.equal(refused.body.code, "INVALID_ARGUMENT");
+  assert.match(JSON.stringify(refused.body), /at most 64 scopes/);
+  const longest = await post("/api/tokens", user.token, { name: "long", scopes: [`plugin.${"a".repeat(300)}`] });
+  assert.equal(longest.body.code, "INVALID_ARGUMENT");
+  const fits = await post("/api/tokens", user.token, { name: "fits", scopes: Array.from({ length: 64 }, (_, i) => `plugin.p${i}.*`) });
+  assert.equal(fits.status, 201, JSON.stringify(fits.body));
+});
+
 test("tokens: a request for less authority is never silently granted more (write is checked with or without scopes; unknown keys are refused)", async () => {
   const countBefore = (await request(`${t.url}/api/tokens`, user.token)).body.tokens.length;
   for (const write of ["false", 0, null, "no"]) {
