@@ -217,3 +217,29 @@ test("the Symbol registry is the run's own: a key registered in one run is not r
   assert.deepEqual(assertOk(await runTool(pool, probe, { limits })), { kind: "text", text: "p0,p1,p2" });
   assertError(await runTool(pool, `export default () => Symbol.keyFor("not a symbol")`, { limits }), "TOOL_ERROR", /not a symbol/);
 });
+
+test("locale arguments never reach ICU: its caches belong to the process, so every run formats in the default locale", async () => {
+  // Eighth round: `toLocaleString("fi-u-ca-buddhist-nu-thai")` made ICU cache a date pattern per
+  // locale name for the process (~51 KB each, never freed): 5,000 names in one clean run grew the
+  // worker by 250 MB past every heap limit, and a locale's fast first use told a run which locales
+  // another user had used. Options that shape the output only are kept.
+  const probe = `export default () => {
+    const d = new Date(Date.UTC(2024, 0, 2, 3, 4, 5));
+    const same = (a, b) => a === b || a + " != " + b;
+    return [
+      same(d.toLocaleString("th-u-ca-buddhist-nu-thai"), d.toLocaleString()),
+      same(d.toLocaleDateString("fi", { calendar: "islamic", year: "2-digit" }), d.toLocaleDateString()),
+      same(d.toLocaleTimeString("ar-EG", { hourCycle: "h11" }), d.toLocaleTimeString()),
+      same((1234.5).toLocaleString("de-DE-u-nu-arab"), (1234.5).toLocaleString()),
+      same((1234.5).toLocaleString("de", { numberingSystem: "thai", maximumFractionDigits: 0 }), (1234.5).toLocaleString(undefined, { maximumFractionDigits: 0 })),
+      same((12n).toLocaleString("hi-u-nu-deva"), (12n).toLocaleString()),
+      same("i".toLocaleUpperCase("tr"), "I"),
+      same([d, 1.5].toLocaleString("th-u-nu-thai"), [d.toLocaleString(), (1.5).toLocaleString()].join()),
+      same("a".localeCompare("A", "de-u-co-phonebk", { sensitivity: "base" }), 0),
+      same((0.5).toLocaleString(undefined, { style: "percent" }), "50%"),
+    ];
+  }`;
+  for (let round = 0; round < 2; round++) {
+    assert.deepEqual(assertOk(await runTool(pool, probe)), { kind: "json", value: Array(10).fill(true) }, `round ${round} (${ISOLATE_REUSE} mode)`);
+  }
+});
