@@ -31,8 +31,8 @@ function kept(options: unknown, names: readonly string[]): Record<string, unknow
   return copy;
 }
 
-// Captured when the prelude runs, before any user code: `uncurry(m)(self, ...args)` calls m on self.
-const uncurry = Function.prototype.bind.bind(Function.prototype.call) as (fn: Method) => (self: unknown, ...args: unknown[]) => unknown;
+// The originals, captured when the prelude runs (before any user code), called as `fn(self, ...args)`.
+const uncurry = I.uncurryThis as (fn: Method) => (self: unknown, ...args: unknown[]) => unknown;
 
 const DateProto = Date.prototype;
 const StringProto = String.prototype;

@@ -16,7 +16,7 @@ type Uncurried<F> = F extends (this: infer T, ...args: infer A) => infer R ? (se
 
 const bind = Function.prototype.bind;
 const call = Function.prototype.call;
-const uncurryThis = bind.bind(call) as <F>(fn: F) => Uncurried<F>;
+export const uncurryThis = bind.bind(call) as <F>(fn: F) => Uncurried<F>;
 
 export const JSONStringify = JSON.stringify;
 export const JSONParse = JSON.parse;
