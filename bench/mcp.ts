@@ -144,7 +144,7 @@ export async function runMcpBench(
   fs.mkdirSync(path.join(dir, "plugins", "bench"), { recursive: true });
   fs.writeFileSync(path.join(dir, "plugins", "bench", "main.js"), PLUGIN);
   // Quotas off (as high as they go): this measures the call path, not the back-pressure.
-  const quotas = { userConcurrentRuns: 64, userRunsPerMinute: 1e9, tokenConcurrentRuns: 64, tokenRunsPerMinute: 1e9, maxConcurrentRuns: 64, maxQueuedRuns: 4096 };
+  const quotas = { ...DEFAULT_CONFIG.quotas, userConcurrentRuns: 64, userRunsPerMinute: 1e9, tokenConcurrentRuns: 64, tokenRunsPerMinute: 1e9, maxConcurrentRuns: 64, maxQueuedRuns: 4096 };
   // One bench user: let it use the whole sandbox (the fairness cap is for many users).
   const sandbox = { ...DEFAULT_CONFIG.sandbox, userRunsInFlight: 8, isolateReuse };
   const config = { ...DEFAULT_CONFIG, host: "127.0.0.1", port: 0, database: path.join(dir, "bench.db"), durability, pluginsDir: path.join(dir, "plugins"), quotas, sandbox };

@@ -114,6 +114,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   const events = createEventBus(store, logger);
   bindPluginEvents(pool, registry, events);
   const catalog = createUserToolsCatalog(store, registry, {
+    maxToolsPerUser: config.quotas.userTools,
     onChange: (tool, previous) => signals.emit("toolsChanged", usersAffectedBy(tool, previous)),
     onEvent: (type, tool, by) => events.emitCommitted(toolEvent(type, tool, by.user.name, by)),
   });

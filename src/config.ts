@@ -64,6 +64,7 @@ export const CONFIG_KEYS = {
     tokenRunsPerMinute: key.number("quotas.token_runs_per_minute", QUOTAS.tokenRunsPerMinute, "runs one token may start per minute", AT_LEAST_ONE),
     maxConcurrentRuns: key.number("quotas.max_concurrent_runs", QUOTAS.maxConcurrentRuns, "runs going at once, for everyone", AT_LEAST_ONE),
     maxQueuedRuns: key.number("quotas.max_queued_runs", QUOTAS.maxQueuedRuns, "runs waiting for a slot, for everyone"),
+    userTools: key.number("quotas.user_tools", QUOTAS.userTools, "tools, libs and sinks one user may keep (403 QUOTA_EXCEEDED past it): every shared one is in each user's listing", AT_LEAST_ONE),
   },
   mcp: {
     stateless: key.boolean("mcp.stateless", false, "serve 2025-11-25 clients without sessions"),

@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   AMBIGUOUS_TOOL_NAME: { status: 400, meaning: "the bare name is held only by user tools shared with you: call one by the owner-qualified name the message lists (`alice__weekly_report`); a bare name never runs another author's tool" },
   CONFLICT: { status: 409, meaning: "the resource already exists, or changed since the version you edited" },
   STORE_VERSION: { status: 500, meaning: "the database was written by a newer knot-tools" },
+  QUOTA_EXCEEDED: { status: 403, meaning: "the user already keeps as many tools, libs and sinks as one user may (`quotas.user_tools`, 200 by default): delete one first" },
   RATE_LIMITED: { status: 429, meaning: "too many runs; `retry-after` says when to try again" },
   CANCELLED: { status: 499, meaning: "the caller cancelled the run or went away" },
   INPUT_REQUIRED: { status: 428, meaning: "the tool asked for input (`ask()`, `elicit()`, `sample()`, `listRoots()`); over MCP the call ends as an input-required result (2026-07-28) or an elicitation/sampling request (2025-11-25) and the tool runs again with the answers; outside MCP there is no one to ask" },

@@ -34,7 +34,7 @@ const config: ServerConfig = {
   pluginsDir: EXAMPLE_PLUGINS,
   sandbox: { workers: 2, runsPerWorker: 4, workerMemoryMb: 512 },
   quotas: {
-    userConcurrentRuns: 1_000, userRunsPerMinute: 1e9, tokenConcurrentRuns: 1_000, tokenRunsPerMinute: 1e9,
+    ...DEFAULT_CONFIG.quotas, userConcurrentRuns: 1_000, userRunsPerMinute: 1e9, tokenConcurrentRuns: 1_000, tokenRunsPerMinute: 1e9,
     maxConcurrentRuns: 1_000, maxQueuedRuns: 100_000,
   },
 };

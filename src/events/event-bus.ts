@@ -13,7 +13,7 @@
 import { randomUUID } from "node:crypto";
 import type { Principal } from "../identity/principal.ts";
 import type { Logger } from "../log.ts";
-import type { Store, UserToolRecord } from "../store/store.ts";
+import type { Store, UserToolSummary } from "../store/store.ts";
 import { createMarkCache } from "../store/mark-cache.ts";
 
 /** Set on the principal a sink runs as: the chain of sink ids, itself last; spreads keep it (the loopback token's principal is a copy). */
@@ -51,7 +51,7 @@ export function sinkChainOf(principal: Principal | null | undefined): readonly s
 }
 
 /** Whether the owner of `sink` may receive an event of `audience` now (at emit, and again at delivery). */
-export async function mayReceiveEvent(store: Store, sink: UserToolRecord, audience: EventAudience): Promise<boolean> {
+export async function mayReceiveEvent(store: Store, sink: UserToolSummary, audience: EventAudience): Promise<boolean> {
   if (audience.kind === "owner") return sink.ownerId === audience.userId;
   const owner = await store.getUser(sink.ownerId);
   if (!owner) return false;
@@ -64,8 +64,8 @@ export function createEventBus(store: Store, logger: Logger): EventBus {
   const listeners: (() => void)[] = [];
   // Every saved tool's run emits tool.run before it answers: the active sinks, by event type, are
   // read once and kept while the store's change mark stands (a sink saved, changed or deleted moves it).
-  const sinkIndex = createMarkCache<ReadonlyMap<string, readonly UserToolRecord[]>>(store.changeMark?.bind(store), 1);
-  const sinksOf = async (type: string): Promise<readonly UserToolRecord[]> =>
+  const sinkIndex = createMarkCache<ReadonlyMap<string, readonly UserToolSummary[]>>(store.changeMark?.bind(store), 1);
+  const sinksOf = async (type: string): Promise<readonly UserToolSummary[]> =>
     (await sinkIndex("sinks", async () => indexByType(await store.listSinks())))?.get(type) ?? [];
   const bus: EventBus = {
     async emitCommitted(input) {
@@ -92,8 +92,8 @@ export function createEventBus(store: Store, logger: Logger): EventBus {
   return bus;
 }
 
-function indexByType(sinks: readonly UserToolRecord[]): ReadonlyMap<string, readonly UserToolRecord[]> {
-  const byType = new Map<string, UserToolRecord[]>();
+function indexByType(sinks: readonly UserToolSummary[]): ReadonlyMap<string, readonly UserToolSummary[]> {
+  const byType = new Map<string, UserToolSummary[]>();
   for (const sink of sinks) {
     for (const type of new Set(sink.events ?? [])) {
       const list = byType.get(type);

@@ -4,6 +4,7 @@
  * built-in `knot.tools.author` permission; saving and deleting also need a token that may write.
  * The catalog enforces the same rules again (owner only, validated input).
  */
+import { describeUserTool } from "../tools/describe-tool.ts";
 import { KnotError } from "../errors.ts";
 import { BUILTIN_PERMISSIONS, type Principal } from "../identity/principal.ts";
 import type { JsonSchemaObject } from "../plugins/manifest-types.ts";
@@ -51,7 +52,7 @@ export function authoringTools(catalog: UserToolsCatalog): BootTool[] {
     // The names tools/call uses: your own by name, others' only by their owner-qualified name.
     const all = await catalog.list(principal);
     const found = all.find((t) => callableName(principal.user.id, t) === args.name);
-    if (found) return found;
+    if (found) return catalog.withCode(found);
     const shared = all.filter((t) => t.ownerId !== principal.user.id && t.name === args.name).map((t) => callableName(principal.user.id, t));
     if (shared.length > 0) throw new KnotError("AMBIGUOUS_TOOL_NAME", `"${args.name}" is not a tool of yours; name a shared one by its owner-qualified name: ${shared.join(", ")}`, { where: "name" });
     throw new KnotError("NOT_FOUND", `no tool named "${args.name}" is visible to you`);
@@ -60,12 +61,12 @@ export function authoringTools(catalog: UserToolsCatalog): BootTool[] {
     {
       name: "list_user_tools", description: "List the user tools and libs you own or that are shared with you (without their code).",
       parameters: [], inputSchema: { type: "object", properties: {} }, readOnly: true, destructive: false, gate: author,
-      run: async (ctx) => json({ tools: (await catalog.list(ctx.principal)).map((t) => describeTool(ctx.principal, t, false)) }),
+      run: async (ctx) => json({ tools: (await catalog.list(ctx.principal)).map((t) => describeUserTool(ctx.principal, t)) }),
     },
     {
       name: "get_user_tool", description: "Read one user tool or lib, with its code and parameters, by id or name.",
       parameters: [], inputSchema: ID_OR_NAME, readOnly: true, destructive: false, gate: author,
-      run: async (ctx, args) => json({ tool: describeTool(ctx.principal, await find(ctx.principal, args), true) }),
+      run: async (ctx, args) => json({ tool: describeUserTool(ctx.principal, await find(ctx.principal, args), true) }),
     },
     {
       name: "save_user_tool",
@@ -78,7 +79,7 @@ export function authoringTools(catalog: UserToolsCatalog): BootTool[] {
           existing = (await catalog.list(ctx.principal)).find((t) => t.name === body.name && t.ownerId === ctx.principal.user.id)?.id ?? null;
         }
         const saved = existing ? await catalog.update(ctx.principal, existing, body) : await catalog.create(ctx.principal, body);
-        return json({ created: !existing, tool: describeTool(ctx.principal, saved.tool, false), diagnostics: saved.diagnostics });
+        return json({ created: !existing, tool: describeUserTool(ctx.principal, saved.tool), diagnostics: saved.diagnostics });
       },
     },
     {
@@ -93,7 +94,3 @@ export function authoringTools(catalog: UserToolsCatalog): BootTool[] {
   ];
 }
 
-function describeTool(principal: Principal, tool: UserToolRecord, withCode: boolean) {
-  const { code, ...rest } = tool;
-  return { ...rest, mine: tool.ownerId === principal.user.id, callAs: callableName(principal.user.id, tool), ...(withCode ? { code } : {}) };
-}

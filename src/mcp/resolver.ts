@@ -20,7 +20,7 @@
  */
 import type { Principal } from "../identity/principal.ts";
 import type { PluginRegistry } from "../plugins/registry.ts";
-import type { UserToolRecord } from "../store/store.ts";
+import type { UserToolSummary } from "../store/store.ts";
 import { callableName } from "../tools/tool-names.ts";
 import { createMarkCache } from "../store/mark-cache.ts";
 import type { UserToolsCatalog } from "../tools/user-tools.ts";
@@ -66,13 +66,13 @@ export function createToolResolver(deps: ResolverDeps): ToolResolver {
   };
 
   /** Own tools first, then shared ones (the store's order), active tools of kind "tool" only. */
-  const readUserCandidates = async (principal: Principal): Promise<UserToolRecord[]> =>
+  const readUserCandidates = async (principal: Principal): Promise<UserToolSummary[]> =>
     (await deps.catalog.list(principal)).filter((tool) => tool.kind === "tool" && tool.active);
 
   // The list depends only on the user, their groups and the stored tools: a listing or call reuses
   // it until anything is written (the change mark moves; records are frozen, the array is not handed out).
-  const listed = createMarkCache<readonly UserToolRecord[]>(deps.changeMark, MAX_CACHED_LISTS);
-  const userCandidates = async (principal: Principal): Promise<readonly UserToolRecord[]> =>
+  const listed = createMarkCache<readonly UserToolSummary[]>(deps.changeMark, MAX_CACHED_LISTS);
+  const userCandidates = async (principal: Principal): Promise<readonly UserToolSummary[]> =>
     (await listed(`${principal.user.id}\u0000${principal.groups.join("\u0000")}`, () => readUserCandidates(principal))) ?? [];
 
   const candidates = async (principal: Principal): Promise<CandidateTool[]> => [

@@ -8,7 +8,7 @@ import { pluginGateRefusal } from "../identity/plugin-gate.ts";
 import { BUILTIN_PERMISSIONS, mayWrite, type Principal } from "../identity/principal.ts";
 import { scopeAllows } from "../identity/scopes.ts";
 import type { ResolvedMcpTool } from "../plugins/registry.ts";
-import type { UserToolRecord } from "../store/store.ts";
+import type { UserToolSummary } from "../store/store.ts";
 import { RUN_USER_TOOLS_SCOPE } from "../tools/tool-runner.ts";
 import type { Refusal } from "./tool-types.ts";
 
@@ -37,7 +37,7 @@ export function pluginToolRefusal(principal: Principal, tool: ResolvedMcpTool): 
 }
 
 /** A user tool the caller can already see (own or shared): the token must allow running user tools. */
-export function userToolRefusal(principal: Principal, tool: UserToolRecord): Refusal | null {
+export function userToolRefusal(principal: Principal, tool: UserToolSummary): Refusal | null {
   if (!scopeAllows(principal.scopes, RUN_USER_TOOLS_SCOPE)) {
     return { reason: "scope", detail: `the token's scopes do not include ${RUN_USER_TOOLS_SCOPE}` };
   }

@@ -3,7 +3,7 @@ import type { RunEvent } from "../../sandbox/protocol.ts";
 import type { Principal } from "../identity/principal.ts";
 import type { JsonSchemaObject, ParameterDecl } from "../plugins/manifest-types.ts";
 import type { ResolvedMcpTool } from "../plugins/registry.ts";
-import type { UserToolRecord } from "../store/store.ts";
+import type { UserToolSummary } from "../store/store.ts";
 import type { InputRound } from "./input-rounds.ts";
 import type { CallToolResult } from "./sdk.ts";
 
@@ -48,7 +48,7 @@ export interface BootTool {
 
 export type CandidateTool =
   | { readonly kind: "boot"; readonly name: string; readonly boot: BootTool }
-  | { readonly kind: "user"; readonly name: string; readonly user: UserToolRecord }
+  | { readonly kind: "user"; readonly name: string; readonly user: UserToolSummary }
   | { readonly kind: "plugin"; readonly name: string; readonly plugin: ResolvedMcpTool };
 
 export type Verdict =

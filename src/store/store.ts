@@ -123,6 +123,13 @@ export interface UserToolRecord extends UserToolInput {
   readonly updatedAt: string;
 }
 
+/**
+ * A tool as listed: everything but its code. A listing holds every tool shared with the caller
+ * (hundreds, each up to 256 KB of code); a run loads the code of the one tool it runs
+ * (UserToolsCatalog.withCode, by id and version from the immutable history).
+ */
+export type UserToolSummary = Omit<UserToolRecord, "code">;
+
 export interface UserToolVersion {
   readonly toolId: string;
   readonly version: number;
@@ -253,8 +260,12 @@ export interface Store {
   /** Records the token's last use: informational, so it does not move `changeMark`. */
   touchToken(id: string, at: string): Promise<void>;
   // user tools and libs; every save is a new version
-  /** Saves version 1. CONFLICT if the owner has a tool of that name; NOT_FOUND for an unknown owner. */
-  createUserTool(ownerId: string, input: UserToolInput): Promise<UserToolRecord>;
+  /**
+   * Saves version 1. CONFLICT if the owner has a tool of that name; NOT_FOUND for an unknown owner;
+   * QUOTA_EXCEEDED when the owner already has `maxOwned` tools, libs and sinks (counted in the
+   * same transaction as the insert, the owner's row locked, so instances saving at once cannot pass it).
+   */
+  createUserTool(ownerId: string, input: UserToolInput, maxOwned?: number): Promise<UserToolRecord>;
   /** Saves the next version. NOT_FOUND; CONFLICT on a name clash or when `expectedVersion` is not the current one. */
   updateUserTool(id: string, savedBy: string, input: UserToolInput, expectedVersion?: number): Promise<UserToolRecord>;
   getUserTool(id: string): Promise<UserToolRecord | null>;
@@ -263,7 +274,7 @@ export interface Store {
    * The owner's tools plus those shared with everyone or with one of `groups`: first the owner's
    * own (active or not) by name, then others' active shared tools by name.
    */
-  listUserToolsVisibleTo(userId: string, groups: readonly string[]): Promise<UserToolRecord[]>;
+  listUserToolsVisibleTo(userId: string, groups: readonly string[]): Promise<UserToolSummary[]>;
   /** Whether it existed. Its saved versions are deleted with it. */
   deleteUserTool(id: string): Promise<boolean>;
   /** Newest first. */
@@ -300,8 +311,8 @@ export interface Store {
   // event sinks: a durable outbox (events, and one delivery row per subscribed sink)
   /** Stores the event and a pending delivery for each sink, in one transaction. */
   appendEvent(event: StoredEvent, sinkIds: readonly string[]): Promise<void>;
-  /** Every active sink of every owner. */
-  listSinks(): Promise<UserToolRecord[]>;
+  /** Every active sink of every owner, without code (the dispatcher reads the one it runs). */
+  listSinks(): Promise<UserToolSummary[]>;
   /**
    * Leases up to `limit` due deliveries, at most one per sink and only each sink's oldest open one
    * (in order per sink). PostgreSQL: FOR UPDATE SKIP LOCKED, so two instances never take the same.

@@ -11,7 +11,7 @@
  * - `lib:alice__fmt` — alice's lib `fmt`, when it is shared with the author.
  */
 import { createTextMemo, listImports, prepareSource, type Diagnostic } from "../../client-modules/index.ts";
-import type { LibPin, Store, UserToolRecord } from "../store/store.ts";
+import type { LibPin, Store, UserToolSummary } from "../store/store.ts";
 import { qualifiedName } from "./tool-names.ts";
 
 export interface LibAuthor {
@@ -19,15 +19,15 @@ export interface LibAuthor {
   readonly groups: readonly string[];
 }
 
-export type LibMeaning = { readonly lib: UserToolRecord } | { readonly lib: null; readonly ambiguous: readonly string[] };
+export type LibMeaning = { readonly lib: UserToolSummary } | { readonly lib: null; readonly ambiguous: readonly string[] };
 
 /** The libs `author` may import: their own (active or not) and active ones shared with them. */
-export async function libsOf(store: Store, author: LibAuthor): Promise<UserToolRecord[]> {
+export async function libsOf(store: Store, author: LibAuthor): Promise<UserToolSummary[]> {
   return (await store.listUserToolsVisibleTo(author.id, author.groups)).filter((tool) => tool.kind === "lib");
 }
 
 /** What `lib:<name>` means to `authorId` among `libs` (from libsOf): see the header. */
-export function meaningOf(libs: readonly UserToolRecord[], authorId: string, name: string): LibMeaning {
+export function meaningOf(libs: readonly UserToolSummary[], authorId: string, name: string): LibMeaning {
   const own = libs.find((lib) => lib.ownerId === authorId && lib.name === name);
   if (own) return { lib: own };
   const qualified = libs.find((lib) => lib.ownerId !== authorId && qualifiedName(lib.ownerName, lib.name) === name);

@@ -20,6 +20,8 @@ export interface QuotaSettings {
   readonly tokenRunsPerMinute: number;
   readonly maxConcurrentRuns: number;
   readonly maxQueuedRuns: number;
+  /** Tools, libs and sinks one user may keep (checked by the catalog when one is created, not here). */
+  readonly userTools: number;
 }
 
 export const DEFAULT_QUOTAS: QuotaSettings = Object.freeze({
@@ -29,6 +31,7 @@ export const DEFAULT_QUOTAS: QuotaSettings = Object.freeze({
   tokenRunsPerMinute: 600,
   maxConcurrentRuns: 32,
   maxQueuedRuns: 256,
+  userTools: 200,
 });
 
 export interface Quotas {

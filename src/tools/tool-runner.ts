@@ -14,7 +14,7 @@ import { scopeAllows } from "../identity/scopes.ts";
 import { parametersToJsonSchema } from "../plugins/manifest/index.ts";
 import type { JsonSchemaObject, ParameterDecl, ParameterShape } from "../plugins/manifest-types.ts";
 import type { PluginRegistry } from "../plugins/registry.ts";
-import type { UserToolParameter, UserToolRecord } from "../store/store.ts";
+import type { UserToolParameter, UserToolRecord, UserToolSummary } from "../store/store.ts";
 import { validateArguments } from "../validation/json-schema.ts";
 import { collectModuleSet } from "./module-set.ts";
 import type { Quotas } from "./quotas.ts";
@@ -59,7 +59,7 @@ export interface RunOptions {
 
 export interface ToolRunner {
   /** Validates arguments against the tool's schema (throws INVALID_ARGUMENT), then runs it. */
-  run(principal: Principal, source: RunSource | UserToolRecord, args: Record<string, unknown>, options?: RunOptions): Promise<RunOutcome>;
+  run(principal: Principal, source: RunSource | UserToolRecord | UserToolSummary, args: Record<string, unknown>, options?: RunOptions): Promise<RunOutcome>;
   schemaOf(source: { parameters?: readonly UserToolParameter[] }): JsonSchemaObject;
   /** Whether the credential's scopes let it run user tools (and write-tools when destructive). */
   mayRun(principal: Principal, source: { destructive?: boolean }): boolean;
@@ -142,8 +142,10 @@ export function createToolRunner(deps: ToolRunnerDeps): ToolRunner {
     },
   };
 
-  async function runAdmitted(principal: Principal, source: RunSource, params: Record<string, unknown>, options: RunOptions, askedAt: number): Promise<RunOutcome> {
+  async function runAdmitted(principal: Principal, listed: RunSource | UserToolSummary, params: Record<string, unknown>, options: RunOptions, askedAt: number): Promise<RunOutcome> {
     const started = performance.now();
+    // A listed tool comes without its code: exactly the listed version's (tool-sources.ts).
+    const source = "code" in listed ? listed : await deps.catalog.withCode(listed);
     const prepared = prepareSource(source.code, source.language, `tool:${source.name}`);
     if (!prepared.ok) {
       const first = prepared.diagnostics[0];

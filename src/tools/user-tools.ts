@@ -8,11 +8,13 @@ import { KnotError } from "../errors.ts";
 import { BUILTIN_PERMISSIONS, hasPermission, mayWrite, type Principal } from "../identity/principal.ts";
 import type { PluginRegistry } from "../plugins/registry.ts";
 import { checkSubscriptions } from "../events/event-types.ts";
-import type { LibPin, Store, ToolKind, UserToolInput, UserToolRecord, UserToolVersion } from "../store/store.ts";
+import type { LibPin, Store, ToolKind, UserToolInput, UserToolRecord, UserToolSummary, UserToolVersion } from "../store/store.ts";
 import { libsOf, pinLibs } from "./lib-pins.ts";
 import { loadPinnedLibs, type PinnedModules } from "./pinned-libs.ts";
 import { describePins, type PinStatus } from "./pin-status.ts";
 import { qualifiedName } from "./tool-names.ts";
+import { DEFAULT_QUOTAS } from "./quotas.ts";
+import { createToolSources } from "./tool-sources.ts";
 import { toolVisible, versionVisible } from "./tool-visibility.ts";
 import { MAX_CODE_BYTES, parseUserToolInput } from "./user-tool-input.ts";
 
@@ -22,8 +24,10 @@ export interface SavedTool {
 }
 
 export interface UserToolsCatalog {
-  /** Own tools and libs first, then those shared with the caller. */
-  list(principal: Principal): Promise<UserToolRecord[]>;
+  /** Own tools and libs first, then those shared with the caller (without their code: see withCode). */
+  list(principal: Principal): Promise<UserToolSummary[]>;
+  /** A listed tool with the code of exactly its listed version; NOT_FOUND once that tool is deleted. */
+  withCode(tool: UserToolSummary): Promise<UserToolRecord>;
   get(principal: Principal, id: string): Promise<UserToolRecord>;
   create(principal: Principal, body: Record<string, unknown>): Promise<SavedTool>;
   update(principal: Principal, id: string, body: Record<string, unknown>): Promise<SavedTool>;
@@ -40,10 +44,12 @@ export interface UserToolsCatalog {
   /** Compile and lint source as the caller would run it; diagnostics carry line and column. */
   check(principal: Principal, source: { code: string; language?: "js" | "ts"; kind?: "tool" | "lib" }): Promise<Diagnostic[]>;
   /** Has this caller the right to see this tool? (owner, everyone, or one of their groups) */
-  visible(principal: Principal, tool: UserToolRecord): boolean;
+  visible(principal: Principal, tool: UserToolSummary): boolean;
 }
 
 export interface CatalogOptions {
+  /** Tools, libs and sinks one user may keep (QUOTA_EXCEEDED past it); absent = DEFAULT_QUOTAS.userTools. */
+  readonly maxToolsPerUser?: number;
   /** Told after a tool is saved (with the version it replaced) or deleted (previous null), e.g. to notify MCP sessions. */
   readonly onChange?: (tool: UserToolRecord, previous: UserToolRecord | null) => void;
   /** Told after a save or delete, with who did it (event sinks' `tool.saved` / `tool.deleted`). */
@@ -51,7 +57,8 @@ export interface CatalogOptions {
 }
 
 export function createUserToolsCatalog(store: Store, registry: PluginRegistry, options: CatalogOptions = {}): UserToolsCatalog {
-  const visible = (principal: Principal, tool: UserToolRecord) => toolVisible(principal, tool);
+  const visible = (principal: Principal, tool: UserToolSummary) => toolVisible(principal, tool);
+  const sources = createToolSources(store);
   const listFor = (principal: Principal) => store.listUserToolsVisibleTo(principal.user.id, principal.groups);
   const getVisible = async (principal: Principal, id: string) => {
     const tool = await store.getUserTool(id);
@@ -89,12 +96,13 @@ export function createUserToolsCatalog(store: Store, registry: PluginRegistry, o
   const catalog: UserToolsCatalog = {
     visible,
     list: listFor,
+    withCode: sources.withCode,
     get: getVisible,
     async create(principal, body) {
       mustAuthor(principal);
       const { input, diagnostics } = await pinned(principal, parseUserToolInput(body), null);
       if (input.kind === "sink") mayKeepSinks(principal, input.events ?? []);
-      const tool = await store.createUserTool(principal.user.id, input);
+      const tool = await store.createUserTool(principal.user.id, input, options.maxToolsPerUser ?? DEFAULT_QUOTAS.userTools);
       options.onChange?.(tool, null);
       await options.onEvent?.("tool.saved", tool, principal);
       return { tool, diagnostics: [...await lint(principal, input.code, input.language, input.kind, input.name), ...diagnostics] };

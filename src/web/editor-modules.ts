@@ -5,8 +5,10 @@
  * tool could really import are listed, so completion never suggests a module the linter refuses.
  */
 import { exportedNames, prepareSource } from "../../client-modules/index.ts";
+import { KnotError } from "../errors.ts";
 import type { Principal } from "../identity/principal.ts";
 import type { PluginRegistry } from "../plugins/registry.ts";
+import type { UserToolSummary } from "../store/store.ts";
 import { callableName } from "../tools/tool-names.ts";
 import type { UserToolsCatalog } from "../tools/user-tools.ts";
 
@@ -57,6 +59,28 @@ export const KNOT_MODULE_DOCS: readonly EditorModule[] = Object.freeze([
   },
 ]);
 
+/** Export names per lib version (a version never changes): listings carry no code, and each editor load lists every lib. */
+const exportsByVersion = new Map<string, readonly string[]>();
+const MAX_KEPT_EXPORTS = 4096;
+
+async function libExports(catalog: UserToolsCatalog, lib: UserToolSummary): Promise<readonly string[]> {
+  const key = `${lib.id}@${lib.version}`;
+  const kept = exportsByVersion.get(key);
+  if (kept) return kept;
+  let code: string;
+  try {
+    ({ code } = await catalog.withCode(lib));
+  } catch (error) {
+    if (error instanceof KnotError && error.code === "NOT_FOUND") return []; // deleted since it was listed
+    throw error;
+  }
+  const prepared = prepareSource(code, lib.language, `lib:${lib.name}`);
+  const names = Object.freeze(prepared.ok ? exportedNames(prepared.js) : []);
+  if (exportsByVersion.size >= MAX_KEPT_EXPORTS) exportsByVersion.clear();
+  exportsByVersion.set(key, names);
+  return names;
+}
+
 export async function editorModules(principal: Principal, registry: PluginRegistry, catalog: UserToolsCatalog): Promise<EditorModule[]> {
   // The `plugin:<name>` alias is generated as `export * from "plugin:<name>/<first>"`: follow it.
   const namesOf = (specifier: string): string[] => {
@@ -72,8 +96,7 @@ export async function editorModules(principal: Principal, registry: PluginRegist
   for (const tool of await catalog.list(principal)) {
     if (tool.kind !== "lib") continue;
     const specifier = `lib:${callableName(principal.user.id, tool)}`;
-    const prepared = prepareSource(tool.code, tool.language, specifier);
-    libs.push({ specifier, kind: "lib", exports: prepared.ok ? exportedNames(prepared.js).map((name) => ({ name, detail: specifier })) : [] });
+    libs.push({ specifier, kind: "lib", exports: (await libExports(catalog, tool)).map((name) => ({ name, detail: specifier })) });
   }
   return [...KNOT_MODULE_DOCS, ...plugins, ...libs];
 }

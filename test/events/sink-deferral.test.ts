@@ -8,6 +8,7 @@ import path from "node:path";
 import { after, before, it } from "node:test";
 import { request, startApp, tempDir, type TestApp } from "../helpers/fixtures.ts";
 import { RECORDING_SINK, writeShop } from "./helpers.ts";
+import { DEFAULT_QUOTAS } from "../../src/tools/quotas.ts";
 
 let t: TestApp;
 before(async () => {
@@ -19,7 +20,7 @@ before(async () => {
     config: {
       plugins: { shop: { marker } },
       sinks: { maxAttempts: 2, backoffMs: 50, maxBackoffMs: 200, pollMs: 50, retentionDays: 30 },
-      quotas: { userConcurrentRuns: 4, userRunsPerMinute: 2, tokenConcurrentRuns: 4, tokenRunsPerMinute: 1_000, maxConcurrentRuns: 64, maxQueuedRuns: 1_000 },
+      quotas: { ...DEFAULT_QUOTAS, userConcurrentRuns: 4, userRunsPerMinute: 2, tokenConcurrentRuns: 4, tokenRunsPerMinute: 1_000, maxConcurrentRuns: 64, maxQueuedRuns: 1_000 },
     },
   });
 });

@@ -1,3 +1,4 @@
+import { describeUserTool } from "../../tools/describe-tool.ts";
 import type { AuditLog } from "../../audit/audit-log.ts";
 import { KnotError } from "../../errors.ts";
 import { assertJsonDepth } from "../../validation/json-depth.ts";
@@ -44,13 +45,13 @@ export function toolRoutes(deps: ToolRouteDeps): Route[] {
   return [
     { method: "GET", path: "/api/tools", access: "api", handle: async (ctx) => {
       mustScopeUserTools(ctx.principal);
-      sendJson(ctx.res, 200, { tools: (await catalog.list(ctx.principal)).map((t) => describe(ctx.principal, t)) });
+      sendJson(ctx.res, 200, { tools: (await catalog.list(ctx.principal)).map((t) => describeUserTool(ctx.principal, t)) });
     } },
     {
       method: "POST", path: "/api/tools", access: "api",
       handle: async (ctx) => {
         const saved = await catalog.create(ctx.principal, await ctx.json());
-        sendJson(ctx.res, 201, { tool: describe(ctx.principal, saved.tool, true), diagnostics: saved.diagnostics });
+        sendJson(ctx.res, 201, { tool: describeUserTool(ctx.principal, saved.tool, true), diagnostics: saved.diagnostics });
       },
     },
     {
@@ -73,13 +74,13 @@ export function toolRoutes(deps: ToolRouteDeps): Route[] {
     },
     { method: "GET", path: "/api/tools/:id", access: "api", handle: async (ctx) => {
       mustScopeUserTools(ctx.principal);
-      sendJson(ctx.res, 200, { tool: describe(ctx.principal, await catalog.get(ctx.principal, ctx.params.id!), true) });
+      sendJson(ctx.res, 200, { tool: describeUserTool(ctx.principal, await catalog.get(ctx.principal, ctx.params.id!), true) });
     } },
     {
       method: "PUT", path: "/api/tools/:id", access: "api",
       handle: async (ctx) => {
         const saved = await catalog.update(ctx.principal, ctx.params.id!, await ctx.json());
-        sendJson(ctx.res, 200, { tool: describe(ctx.principal, saved.tool, true), diagnostics: saved.diagnostics });
+        sendJson(ctx.res, 200, { tool: describeUserTool(ctx.principal, saved.tool, true), diagnostics: saved.diagnostics });
       },
     },
     {
@@ -115,7 +116,7 @@ export function toolRoutes(deps: ToolRouteDeps): Route[] {
       handle: async (ctx) => {
         const saved = await catalog.updateLibs(ctx.principal, ctx.params.id!);
         sendJson(ctx.res, 200, {
-          tool: describe(ctx.principal, saved.tool, true), changed: saved.changed, diagnostics: saved.diagnostics,
+          tool: describeUserTool(ctx.principal, saved.tool, true), changed: saved.changed, diagnostics: saved.diagnostics,
           pins: await catalog.libPins(ctx.principal, saved.tool.id),
         });
       },
@@ -137,8 +138,3 @@ async function runAndAnswer(ctx: HttpContext, deps: ToolRouteDeps, source: RunSo
   sendJson(ctx.res, 200, runOutcomeJson(outcome));
 }
 
-/** A tool as the API shows it; code only in single-tool answers; `callAs` is its name over MCP for this caller. */
-function describe(principal: Principal, tool: UserToolRecord, withCode = false) {
-  const { code, ...rest } = tool;
-  return { ...rest, mine: tool.ownerId === principal.user.id, callAs: callableName(principal.user.id, tool), ...(withCode ? { code } : {}) };
-}

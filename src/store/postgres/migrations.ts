@@ -291,4 +291,11 @@ export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
     // kept so both schemas count alike.
     sql: "SELECT 1;",
   },
+  {
+    version: 12,
+    name: "a tool's code is its row's last column",
+    // SQLite only (reading a column after a long one walks its overflow pages there); PostgreSQL
+    // keeps long values out of line (TOAST). The version is kept so both schemas count alike.
+    sql: "SELECT 1;",
+  },
 ]);

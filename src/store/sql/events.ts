@@ -9,7 +9,8 @@
 import type { ClaimedDelivery, Store } from "../store.ts";
 import type { StoreContext } from "./context.ts";
 import { deepFreeze } from "../../deep-freeze.ts";
-import { json, toDelivery, toUserTool } from "./records.ts";
+import { json, toDelivery, toUserToolSummary } from "./records.ts";
+import { SELECT_SUMMARIES } from "./user-tools.ts";
 import type { SqlValue } from "./sql-client.ts";
 
 type EventMethods = Pick<Store, "appendEvent" | "listSinks" | "claimDeliveries" | "settleDelivery" | "renewDelivery" | "listDeliveries" | "pruneOutbox">;
@@ -32,7 +33,7 @@ export function createEventMethods({ client, now }: StoreContext): EventMethods 
       });
     },
     async listSinks() {
-      return (await client.query("SELECT * FROM user_tools WHERE sink_events IS NOT NULL AND active ORDER BY created_at, id")).rows.map(toUserTool);
+      return (await client.query(`${SELECT_SUMMARIES} WHERE t.sink_events IS NOT NULL AND t.active ORDER BY t.created_at, t.id`)).rows.map(toUserToolSummary);
     },
     async claimDeliveries(at, leaseUntil, limit) {
       return client.transaction(async (tx) => {

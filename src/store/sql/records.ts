@@ -14,6 +14,7 @@ import type {
   UserRecord,
   UserToolInput,
   UserToolRecord,
+  UserToolSummary,
   UserToolVersion,
 } from "../store.ts";
 import { deepFreeze } from "../../deep-freeze.ts";
@@ -70,7 +71,16 @@ export function normalizeToolInput(input: UserToolInput): UserToolInput {
 }
 
 export function toUserTool(row: SqlRow): UserToolRecord {
-  return deepFreeze({
+  return deepFreeze({ ...summaryFields(row), code: text(row, "code") });
+}
+
+/** A listed tool (the row has no code column). */
+export function toUserToolSummary(row: SqlRow): UserToolSummary {
+  return deepFreeze(summaryFields(row));
+}
+
+function summaryFields(row: SqlRow): UserToolSummary {
+  return {
     id: text(row, "id"),
     ownerId: text(row, "owner_id"),
     ownerName: text(row, "owner_name"),
@@ -81,7 +91,6 @@ export function toUserTool(row: SqlRow): UserToolRecord {
     description: text(row, "description"),
     language: text(row, "language") as UserToolRecord["language"],
     parameters: json(row, "parameters") as UserToolRecord["parameters"],
-    code: text(row, "code"),
     sharing: text(row, "sharing") as UserToolRecord["sharing"],
     active: flag(row, "active"),
     readOnly: flag(row, "read_only"),
@@ -90,7 +99,7 @@ export function toUserTool(row: SqlRow): UserToolRecord {
     version: number(row, "version"),
     createdAt: text(row, "created_at"),
     updatedAt: text(row, "updated_at"),
-  });
+  };
 }
 
 export function toUserToolVersion(row: SqlRow): UserToolVersion {

@@ -10,6 +10,7 @@ import { KnotError } from "../../errors.ts";
 import type { Store, UserToolInput } from "../store.ts";
 import type { StoreContext } from "./context.ts";
 import { normalizeToolInput, toUserTool, toUserToolVersion } from "./records.ts";
+import { createSummaryInterner, STAMP_COLUMNS } from "./summary-interner.ts";
 import type { SqlQueryable, SqlValue } from "./sql-client.ts";
 
 type UserToolMethods = Pick<
@@ -29,6 +30,11 @@ const EDITABLE = "name, kind, description, language, parameters, code, sharing, 
 const EDITABLE_PLACEHOLDERS = EDITABLE.split(",").map(() => "?").join(", ");
 /** Tool rows with their owner's name (shared tools are called by `<owner>__<name>`). */
 const SELECT_TOOLS = "SELECT t.*, u.name AS owner_name FROM user_tools t JOIN users u ON u.id = t.owner_id";
+/** The same without the code (see UserToolSummary), and a listing's first read: each tool's stamp (summary-interner.ts). */
+const SUMMARY_COLUMNS = ["id", "owner_id", "name", "kind", "description", "language", "parameters", "sharing", "active", "read_only", "destructive", "sink_events", "lib_pins", "version", "created_at", "updated_at"];
+const joined = (columns: readonly string[]) => `SELECT ${columns.map((column) => `t.${column}`).join(", ")}, u.name AS owner_name FROM user_tools t JOIN users u ON u.id = t.owner_id`;
+export const SELECT_SUMMARIES = joined(SUMMARY_COLUMNS);
+const SELECT_STAMPS = joined(STAMP_COLUMNS);
 
 function editableValues(tool: UserToolInput): SqlValue[] {
   return [
@@ -53,10 +59,14 @@ const MAX_INT4 = 2 ** 31 - 1;
 export function createUserToolMethods({ client, now }: StoreContext): UserToolMethods {
   const { dialect } = client;
   const lockTool = `SELECT name, version FROM user_tools WHERE id = ?${dialect.lockRows("FOR UPDATE")}`;
-  const sharedWith = `${SELECT_TOOLS}
+  const sharedWith = `${SELECT_STAMPS}
     WHERE t.owner_id <> ? AND t.active
       AND (t.sharing = 'everyone' OR ${dialect.inList("t.sharing")})
     ORDER BY t.name, u.name, t.created_at, t.${dialect.insertionOrder}`;
+
+  // Every user's listing holds the same shared tools: one frozen record per tool version for all of
+  // them, not a copy (and a parse of its parameters) per user and listing.
+  const summaries = createSummaryInterner();
 
   async function getTool(db: SqlQueryable, id: string) {
     const [row] = (await db.query(`${SELECT_TOOLS} WHERE t.id = ?`, [id])).rows;
@@ -73,6 +83,16 @@ export function createUserToolMethods({ client, now }: StoreContext): UserToolMe
     ]);
   }
 
+  /** Refuses a new tool when the owner (row locked until the insert commits) already has `maxOwned`. */
+  async function withinQuota(tx: SqlQueryable, ownerId: string, maxOwned: number) {
+    const [owner] = (await tx.query(`SELECT id FROM users WHERE id = ?${dialect.lockRows("FOR UPDATE")}`, [ownerId])).rows;
+    if (owner === undefined) return; // the insert names the missing owner (NOT_FOUND)
+    const [counted] = (await tx.query("SELECT count(*) AS owned FROM user_tools WHERE owner_id = ?", [ownerId])).rows;
+    if (Number(counted?.owned) >= maxOwned) {
+      throw new KnotError("QUOTA_EXCEEDED", `You already have ${maxOwned} tools, libs and sinks, the most one user may keep (quotas.user_tools): delete one you no longer need first.`, { where: "quotas.user_tools" });
+    }
+  }
+
   /** Runs a write transaction, turning a name clash (or, on create, a missing owner) into a KnotError. */
   async function writing<T>(toolName: string, work: (tx: SqlQueryable) => Promise<T>, ownerId?: string): Promise<T> {
     try {
@@ -85,13 +105,14 @@ export function createUserToolMethods({ client, now }: StoreContext): UserToolMe
   }
 
   return {
-    async createUserTool(ownerId, input) {
+    async createUserTool(ownerId, input, maxOwned) {
       const tool = normalizeToolInput(input);
       const id = crypto.randomUUID();
       const at = now();
       return writing(
         tool.name,
         async (tx) => {
+          if (maxOwned !== undefined) await withinQuota(tx, ownerId, maxOwned);
           await tx.query(
             `INSERT INTO user_tools (id, owner_id, ${EDITABLE}, version, created_at, updated_at) VALUES (?, ?, ${EDITABLE_PLACEHOLDERS}, 1, ?, ?)`,
             [id, ownerId, ...editableValues(tool), at, at],
@@ -136,9 +157,9 @@ export function createUserToolMethods({ client, now }: StoreContext): UserToolMe
     },
 
     async listUserToolsVisibleTo(userId, groups) {
-      const own = await client.query(`${SELECT_TOOLS} WHERE t.owner_id = ? ORDER BY t.name`, [userId]);
+      const own = await client.query(`${SELECT_STAMPS} WHERE t.owner_id = ? ORDER BY t.name`, [userId]);
       const shared = await client.query(sharedWith, [userId, groups.map((group) => `@${group}`)]);
-      return [...own.rows, ...shared.rows].map(toUserTool);
+      return summaries.of([...own.rows, ...shared.rows], async (ids) => (await client.query(`${SELECT_SUMMARIES} WHERE ${dialect.inList("t.id")}`, [ids])).rows);
     },
 
     async deleteUserTool(id) {

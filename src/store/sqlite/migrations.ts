@@ -267,4 +267,19 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       ) STRICT;
     `,
   },
+  {
+    version: 12,
+    name: "a tool's code is its row's last column",
+    // A row's columns are stored in order and a long value spills into a chain of overflow pages:
+    // reading any column after \`code\` (sharing, active, version...) walked the chain, so listing
+    // 600 shared tools of 250 KB read ~150 MB of pages (eighth round). Listings read no code; with
+    // it last, they stop before it. ADD/DROP/RENAME COLUMN rewrite the rows in place (a rebuilt
+    // table's DROP would cascade to its versions).
+    sql: `
+      ALTER TABLE user_tools ADD COLUMN code_last TEXT NOT NULL DEFAULT '';
+      UPDATE user_tools SET code_last = code;
+      ALTER TABLE user_tools DROP COLUMN code;
+      ALTER TABLE user_tools RENAME COLUMN code_last TO code;
+    `,
+  },
 ]);
