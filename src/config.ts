@@ -47,7 +47,7 @@ export const CONFIG_KEYS = {
     recycleAfterRuns: key.optionalNumber("sandbox.recycle_after_runs", "a worker is retired gracefully after that many runs", "`10000`", POOL_RANGES.recycleAfterRuns),
     userRunsInFlight: key.optionalNumber("sandbox.user_runs_in_flight", "runs one user may have in the sandbox at once", "half of workers × runs_per_worker", POOL_RANGES.userRunsInFlight),
     idleIsolates: key.optionalNumber("sandbox.idle_isolates", "idle user isolates one worker keeps warm between runs (~10–20 MB each; the oldest let go when the worker passes ⅞ of worker_memory_mb)", "4 × runs_per_worker, at most worker_memory_mb ÷ 40", POOL_RANGES.isolateMaxIdle),
-    isolateReuse: key.oneOf("sandbox.isolate_reuse", ["user", "never"], undefined, "`user`: a warm isolate per user, a fresh context per run; `never`: a new isolate per run", { optional: true, shown: '`"user"`' }),
+    isolateReuse: key.oneOf("sandbox.isolate_reuse", ["user", "never"], undefined, "`user`: a warm isolate per user and tool, a fresh context per run; `never`: a new isolate per run", { optional: true, shown: '`"user"`' }),
   },
   limits: {
     heapMb: key.number("limits.heap_mb", LIMITS.heapMb, "heap of a user tool run", { min: RUN_LIMIT_MINIMUMS.heapMb, max: 65_536 }),

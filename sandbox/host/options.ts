@@ -14,8 +14,9 @@ export interface SandboxPoolOptions {
    */
   readonly userRunsInFlight?: number;
   /**
-   * "user" (default): a worker keeps a warm isolate per user and gives each of that user's runs a
-   * fresh context in it (never two users in one isolate); "never": one new isolate per run.
+   * "user" (default): a worker keeps a warm isolate per user and tool code and gives each of those
+   * runs a fresh context in it (never two users, nor two tools' code, in one isolate: see
+   * sandbox/worker/home-owner.ts); "never": one new isolate per run.
    */
   readonly isolateReuse?: "user" | "never";
   /** Runs after which a user's isolate is disposed (isolateReuse "user"). Default 200. */

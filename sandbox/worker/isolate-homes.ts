@@ -1,12 +1,14 @@
 /**
  * Why: a fresh isolate costs ~3 ms (~7 ms with the prelude) while a fresh context in a warm isolate
  * costs well under one (issue 13). With `isolateReuse: "user"` an isolate is kept warm for ONE
- * user, and each of that user's runs gets a fresh context in it (nothing JS-visible carries over:
- * globals, intrinsics and the module graph belong to the context). An isolate is never shared by
- * two users, serves one run at a time, and is disposed after `maxRuns` runs, after any run the
- * runner does not call clean (a limit trip, pending work: see run.ts), after `idleMs`, and when
- * more than `maxIdle` isolates wait (the oldest of the user with the most waiting goes, see
- * retireForRoom); the oldest idle ones go when the worker's resident memory passes `shedAboveMb`
+ * user running ONE tool's code (the owner, see home-owner.ts: V8's protector cells belong to the
+ * isolate, not the context), and each of those runs gets a fresh context in it (nothing
+ * JS-visible carries over: globals, intrinsics and the module graph belong to the context). An
+ * isolate is never shared by two users or two tools' code, serves one run at a time, and is
+ * disposed after `maxRuns` runs, after any run the runner does not call clean (a limit trip,
+ * pending work: see run.ts), after `idleMs`, and when more than `maxIdle` isolates wait (the
+ * oldest of the owner with the most waiting goes, see retireForRoom); the oldest idle ones go when
+ * the worker's resident memory passes `shedAboveMb`
  * (main.ts, a few per heartbeat). While an isolate waits it prepares its next context (with the
  * knot:* modules its earlier runs linked), so a run starts with `begin()` only.
  * With `"never"` every run gets a never-used isolate (one spare per common memory size is prepared
@@ -41,7 +43,8 @@ export interface ContextLease {
 }
 
 export interface IsolateHomes {
-  take(userId: string, memoryMb: number): Promise<ContextLease>;
+  /** `owner`: whose warm isolate the run may take (a user and a tool's code, see home-owner.ts). */
+  take(owner: string, memoryMb: number): Promise<ContextLease>;
   /** Prepares a never-used isolate + context of this size while the worker is idle. */
   warm(memoryMb: number): void;
   /** Disposes up to `max` idle isolates, oldest first (the worker is near its memory budget); returns how many went. */
@@ -64,7 +67,7 @@ const MAX_SPARE_SIZES = 2;
 
 export function createIsolateHomes(code: GuestCode, settings: HomeSettings, onCatastrophicError: (message: string) => void): IsolateHomes {
   const spares = new Map<number, Promise<FreshContext>>();
-  /** Idle homes by `${memoryMb}:${userId}`; Map order is the idle order (oldest first). */
+  /** Idle homes by `${memoryMb}:${owner}`; Map order is the idle order (oldest first). */
   const idle = new Map<string, Home[]>();
   let idleCount = 0;
   /** Leases of settled runs not released yet, by home key: resolved at release. */
@@ -126,10 +129,10 @@ export function createIsolateHomes(code: GuestCode, settings: HomeSettings, onCa
   }
 
   /**
-   * Makes room for `parking` among the idle homes: one goes from the key (user and heap size) with
+   * Makes room for `parking` among the idle homes: one goes from the key (owner and heap size) with
    * the most waiting, counting `parking` with its own key's, and of equals from the least recently
-   * parked key; it is that key's oldest idle home (never `parking` itself, not idle yet). So a
-   * user's only warm isolate goes last. Retiring the oldest of all instead cost users with one
+   * parked key; it is that key's oldest idle home (never `parking` itself, not idle yet). So an
+   * owner's only warm isolate goes last. Retiring the oldest of all instead cost users with one
    * home theirs while others kept several: under bench:load, ~6% of runs started in a new isolate
    * (~2 ms more each: make, first context, dispose).
    */
@@ -202,8 +205,8 @@ export function createIsolateHomes(code: GuestCode, settings: HomeSettings, onCa
     };
   }
 
-  async function take(userId: string, memoryMb: number): Promise<ContextLease> {
-    const key = `${memoryMb}:${userId}`;
+  async function take(owner: string, memoryMb: number): Promise<ContextLease> {
+    const key = `${memoryMb}:${owner}`;
     if (settings.reuse === "user") {
       const waiting = returning.get(key);
       // An answered run of this user is about to give its isolate back: wait for it (a few ms at most).

@@ -12,6 +12,7 @@ import type { HostToWorker, WorkerToHost } from "../ipc.ts";
 import { closeHttp } from "./http-client.ts";
 import { isolateSettings, resolvePoolOptions } from "../host/options.ts";
 import { createIsolateHomes, type HomeSettings } from "./isolate-homes.ts";
+import { homeOwner } from "./home-owner.ts";
 import { createShedGate } from "./shed-gate.ts";
 import { loadGuestCode } from "./guest-code.ts";
 import { startRun, type RunHandle } from "./run.ts";
@@ -133,7 +134,7 @@ function onRun(job: unknown): void {
   };
   const handle = startRun(job, {
     takeContext: (memoryMb) =>
-      homes.take(job.user.id, memoryMb).then((lease) => {
+      homes.take(homeOwner(job), memoryMb).then((lease) => {
         reused = lease.reused;
         return lease;
       }),

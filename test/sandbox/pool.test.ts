@@ -84,7 +84,7 @@ test("close() cancels what is queued or running and later runs are refused", asy
   assert.equal(own.stats().workers, 0);
 });
 
-/** A user of the harness's kind, by id (the isolate cache is kept per user). */
+/** A user of the harness's kind, by id (the isolate cache is kept per user and tool code). */
 const userNamed = (id: string) => ({ ...USER, id, name: id });
 
 /** For the tests of the warm-isolate cache, which "never" mode does not have. */
@@ -94,9 +94,10 @@ const KEPT_ONLY = { skip: ISOLATE_REUSE === "never" ? "isolates are not kept in 
 async function reusedAcrossPause(options: SandboxPoolOptions, pauseMs: number): Promise<number> {
   const kept = createTestPool({ workers: 1, runsPerWorker: 1, ...options });
   try {
+    // The same tool both times: a warm isolate serves one tool's code only (sandbox/worker/home-owner.ts).
     assertOk(await runTool(kept, "export default () => 1"));
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
-    assertOk(await runTool(kept, "export default () => 2"));
+    assertOk(await runTool(kept, "export default () => 1"));
     return kept.stats().reusedIsolates;
   } finally {
     await kept.close();
@@ -123,11 +124,13 @@ test("isolateMaxIdle bounds the warm user isolates a worker keeps: past it the o
 
 test("past isolateMaxIdle the isolate that goes is one of the user who has the most waiting, not another user's only one", KEPT_ONLY, async () => {
   const settle = () => new Promise((resolve) => setTimeout(resolve, 50)); // parking is a tick after the answer
-  const once = (pool: SandboxPool, id: string) => runTool(pool, "export default () => 1", { user: userNamed(id) }).then(assertOk);
+  // One tool throughout (a warm isolate serves one tool's code only): it spins for `spinMs` when asked.
+  const tool = `export default ({ params }) => { const end = Date.now() + (params.spinMs ?? 0); while (Date.now() < end) {} return "spun" }`;
+  const once = (pool: SandboxPool, id: string) => runTool(pool, tool, { user: userNamed(id) }).then(assertOk);
   // Two runs at once of a user with no isolate waiting: two new isolates (had one run waited for the other's, it would count as reused).
   async function twoAtOnce(pool: SandboxPool, id: string): Promise<void> {
     const before = pool.stats().reusedIsolates;
-    for (const outcome of await Promise.all([0, 1].map(() => runTool(pool, SPIN(200), { user: userNamed(id) })))) assertOk(outcome);
+    for (const outcome of await Promise.all([0, 1].map(() => runTool(pool, tool, { user: userNamed(id), params: { spinMs: 200 } })))) assertOk(outcome);
     await settle();
     assert.equal(pool.stats().reusedIsolates - before, 0, `${id}'s two runs overlapped, each in a new isolate`);
   }
