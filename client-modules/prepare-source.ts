@@ -6,7 +6,7 @@
  */
 import { stripTypeScriptTypes } from "node:module";
 import type { Diagnostic } from "./diagnostic.ts";
-import { createTextMemo } from "./text-memo.ts";
+import { createTextMemo, SOURCE_MEMO } from "./text-memo.ts";
 
 export type Language = "js" | "ts";
 
@@ -20,7 +20,7 @@ export type PreparedSource = { ok: true; js: string } | { ok: false; diagnostics
  * // → { ok: true, js: "export const n         = 1;" }
  */
 /** Stripped TypeScript by source text (a saved tool or lib strips to the same JavaScript every run). */
-const stripped = createTextMemo<PreparedSource>({ entries: 256, maxChars: 65_536 });
+const stripped = createTextMemo<PreparedSource>(SOURCE_MEMO);
 
 export function prepareSource(source: string, language: Language, filename: string): PreparedSource {
   if (language === "js") return { ok: true, js: source };
