@@ -48,8 +48,15 @@ const STRIP_ERROR_CODES: Record<string, Diagnostic["code"]> = {
   ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX: "TS_UNSUPPORTED_SYNTAX",
 };
 
+/** Node's stripper (swc in WebAssembly) recurses per nesting level: deep nesting overflows its stack. */
+const TOO_DEEP = /Maximum call stack size exceeded/;
+
 function describeStripError(error: unknown, source: string): Diagnostic | null {
   if (!(error instanceof Error)) return null;
+  // A tool of a few thousand nested brackets failed every save, check and run with INTERNAL (500).
+  if (error instanceof RangeError || TOO_DEEP.test(error.message)) {
+    return { severity: "error", code: "SYNTAX_ERROR", message: "the code is nested too deeply to compile", line: 1, column: 1 };
+  }
   const code = STRIP_ERROR_CODES[(error as Error & { code?: string }).code ?? ""];
   if (!code) return null;
   const line = lineFromStack(error.stack, source);

@@ -46,3 +46,10 @@ test("a text memo keeps at most maxTotalChars of text: long texts push out the o
   get("a".repeat(10));
   assert.equal(computed, 4, "a was dropped");
 });
+
+test("TypeScript nested too deeply for the type stripper is a SYNTAX_ERROR diagnostic, not an unexpected failure", () => {
+  // A chain the stripper recurses into on the JavaScript side (nested brackets trap inside its WebAssembly instead).
+  const prepared = prepareSource(`export const v: number = 1${"+1".repeat(20_000)};\n`, "ts", "deep.ts");
+  assert.equal(prepared.ok, false);
+  assert.ok(!prepared.ok && prepared.diagnostics[0]?.code === "SYNTAX_ERROR" && /nested too deeply/.test(prepared.diagnostics[0].message));
+});
