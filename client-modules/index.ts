@@ -5,8 +5,8 @@
  */
 export { DIAGNOSTIC_CODES, type Diagnostic, type DiagnosticCode } from "./diagnostic.ts";
 export { prepareSource, type Language, type PreparedSource } from "./prepare-source.ts";
-export { listImports, type ImportSite, type ListedImports } from "./list-imports.ts";
-export { createTextMemo, type TextMemo } from "./text-memo.ts";
+export { listImports, listSavedImports, type ImportSite, type ListedImports } from "./list-imports.ts";
+export { createTextMemo, SOURCE_MEMO, type TextMemo } from "./text-memo.ts";
 export {
   KNOT_MODULES,
   userToolImportPolicy,

@@ -6,6 +6,7 @@
  */
 import { diagnosticAt, spanOf, type Diagnostic } from "./diagnostic.ts";
 import { parseModule, walkSimple, type Expression, type Node, type Program } from "./parse.ts";
+import { createTextMemo, SOURCE_MEMO } from "./text-memo.ts";
 
 export interface ImportSite {
   specifier: string;
@@ -43,6 +44,17 @@ export function listImports(js: string): ListedImports {
   }
   const scan = scanImports(parsed.program);
   return { ok: true, imports: scan.imports, warnings: scan.unchecked };
+}
+
+const savedScans = createTextMemo<ListedImports>(SOURCE_MEMO);
+
+/**
+ * listImports of a saved source, kept for the texts seen last: every run lists its tool's and libs'
+ * imports on the server's thread (the pin check, the module set), and a 256 KB lib can take most of
+ * a second to parse. One kept scan serves both. Callers only read it.
+ */
+export function listSavedImports(js: string): ListedImports {
+  return savedScans(js, () => listImports(js));
 }
 
 /** The import scan of an already parsed program. */

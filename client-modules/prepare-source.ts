@@ -6,7 +6,7 @@
  */
 import { stripTypeScriptTypes } from "node:module";
 import type { Diagnostic } from "./diagnostic.ts";
-import { createTextMemo } from "./text-memo.ts";
+import { createTextMemo, SOURCE_MEMO } from "./text-memo.ts";
 
 export type Language = "js" | "ts";
 
@@ -20,7 +20,7 @@ export type PreparedSource = { ok: true; js: string } | { ok: false; diagnostics
  * // → { ok: true, js: "export const n         = 1;" }
  */
 /** Stripped TypeScript by source text (a saved tool or lib strips to the same JavaScript every run). */
-const stripped = createTextMemo<PreparedSource>({ entries: 256, maxChars: 65_536 });
+const stripped = createTextMemo<PreparedSource>(SOURCE_MEMO);
 
 export function prepareSource(source: string, language: Language, filename: string): PreparedSource {
   if (language === "js") return { ok: true, js: source };
@@ -48,8 +48,15 @@ const STRIP_ERROR_CODES: Record<string, Diagnostic["code"]> = {
   ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX: "TS_UNSUPPORTED_SYNTAX",
 };
 
+/** Node's stripper (swc in WebAssembly) recurses per nesting level: deep nesting overflows its stack. */
+const TOO_DEEP = /Maximum call stack size exceeded/;
+
 function describeStripError(error: unknown, source: string): Diagnostic | null {
   if (!(error instanceof Error)) return null;
+  // A tool of a few thousand nested brackets failed every save, check and run with INTERNAL (500).
+  if (error instanceof RangeError || TOO_DEEP.test(error.message)) {
+    return { severity: "error", code: "SYNTAX_ERROR", message: "the code is nested too deeply to compile", line: 1, column: 1 };
+  }
   const code = STRIP_ERROR_CODES[(error as Error & { code?: string }).code ?? ""];
   if (!code) return null;
   const line = lineFromStack(error.stack, source);

@@ -19,6 +19,13 @@ export interface RunLimits {
 /** Modules one run may load (its own, plugin client modules and libs); the host's module set stops there too. */
 export const MAX_MODULES_PER_RUN = 64;
 
+/**
+ * Characters of code one run may link: the tool and every module it loads, together. Linking runs on
+ * the worker's own thread (parse, compile), so its cost is bounded here rather than left to the run's
+ * limits, which cannot interrupt it: the tool and three libs at the save limit (256 KB each).
+ */
+export const MAX_MODULE_GRAPH_CHARS = 1_048_576;
+
 export const DEFAULT_RUN_LIMITS: RunLimits = Object.freeze({
   heapMb: 64,
   cpuMs: 5_000,

@@ -8,8 +8,13 @@
  * graph is compiled with isolated-vm's synchronous calls (our own step: compiling runs no user
  * code) and instantiated at once; only a specifier the host did not ship costs a round trip to it.
  * Modules are cached for this run only (one linker per run, one run per isolate).
+ *
+ * Cost: parsing and compiling hold the worker's thread, where no run limit can interrupt them and
+ * no heartbeat goes out. So a run links at most MAX_MODULE_GRAPH_CHARS of code, the linker lets the
+ * event loop turn before compiling more once it has compiled YIELD_AFTER_CHARS, and the time it spends rewriting
+ * (our parse: compiling is already in the isolate's CPU time) is charged to the run's CPU budget.
  */
-import { MAX_MODULES_PER_RUN, type SafeError } from "../protocol.ts";
+import { MAX_MODULE_GRAPH_CHARS, MAX_MODULES_PER_RUN, type SafeError } from "../protocol.ts";
 import { safeError } from "../errors.ts";
 import { rewriteDynamicImports } from "./dynamic-import-rewrite.ts";
 import { PUBLIC_GUEST_MODULES, releaseAll } from "./guest-code.ts";
@@ -17,8 +22,23 @@ import { GUEST_CAPS } from "../guest/bindings.ts";
 import { LIB_SPECIFIER, OWNER_SEPARATOR, PLUGIN_SPECIFIER, TOOL_NAME_MAX } from "../guest/names.ts";
 import type { Context, Isolate, Module } from "./ivm.ts";
 
-const MAX_MODULE_CHARS = 4 * 1024 * 1024;
+/** Compiled code after which the linker lets timers (heartbeat, other runs' limits) run: ~50 ms of parsing. */
+const YIELD_AFTER_CHARS = 64 * 1024;
+const GRAPH_LIMIT_TEXT = `a tool and the modules it loads may hold at most ${MAX_MODULE_GRAPH_CHARS.toLocaleString("en-US")} characters of code together`;
 const ALLOWED_TEXT = "a user tool may import knot:tool, knot:identity, knot:plugin, plugin:<name>, plugin:<name>/<module> and lib:<name>";
+
+/**
+ * Link turns, shared by every run on this worker: a big graph continues in a later event-loop turn,
+ * one waiting run per turn. Several runs yielding at once would otherwise all continue in the same
+ * turn, and the heartbeat would wait for the sum of their work.
+ */
+let lastTurn: Promise<void> = Promise.resolve();
+
+function nextLinkTurn(): Promise<void> {
+  const turn = lastTurn.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+  lastTurn = turn;
+  return turn;
+}
 
 export interface LinkerOptions {
   readonly isolate: Isolate;
@@ -35,6 +55,8 @@ export interface Linker {
   link(source: string, filename: string, context: Context): Promise<Module>;
   /** The first reason a link failed, for the run's outcome. */
   readonly failure: SafeError | undefined;
+  /** Milliseconds of the worker's thread spent rewriting modules (not in the isolate's CPU time). */
+  readonly rewriteMs: number;
   /** Releases every module this linker compiled (the run is over). */
   release(): void;
 }
@@ -73,15 +95,29 @@ export function createLinker(options: LinkerOptions): Linker {
   const bySpecifier = new Map<string, Module>();
   const compiled: Module[] = [];
   let failure: SafeError | undefined;
+  let graphChars = 0;
+  let charsSinceYield = 0;
+  let rewriteMs = 0;
 
   function refuse(error: SafeError): never {
     failure ??= error;
     throw new Error(error.message);
   }
 
+  /** Counts `source` against the run's graph budget; refuses the import that would go over it. */
+  function admit(source: string, specifier: string | undefined): void {
+    graphChars += source.length;
+    if (graphChars <= MAX_MODULE_GRAPH_CHARS) return;
+    refuse(safeError("MODULE_NOT_ALLOWED", specifier === undefined ? `the tool is too large: ${GRAPH_LIMIT_TEXT}` : `import ${shown(specifier)} is too large: ${GRAPH_LIMIT_TEXT}`));
+  }
+
   function compile(source: string, filename: string): Module {
     try {
-      const module = options.isolate.compileModuleSync(rewriteDynamicImports(source), { filename });
+      const started = performance.now();
+      const rewritten = rewriteDynamicImports(source);
+      rewriteMs += performance.now() - started;
+      const module = options.isolate.compileModuleSync(rewritten, { filename });
+      charsSinceYield += source.length;
       compiled.push(module);
       return module;
     } catch (error) {
@@ -104,10 +140,18 @@ export function createLinker(options: LinkerOptions): Linker {
     const found = sourceOf(specifier);
     const source = typeof found === "string" || found === null ? found : await found;
     if (source === null) refuse(safeError("MODULE_NOT_ALLOWED", `import ${shown(specifier)} is not available to this tool`));
-    if (source.length > MAX_MODULE_CHARS) refuse(safeError("MODULE_NOT_ALLOWED", `import ${shown(specifier)} is too large`));
+    admit(source, specifier);
+    await yieldIfDue();
     const module = compile(source, specifier);
     bySpecifier.set(specifier, module);
     await loadAll(module);
+  }
+
+  /** Before the next compile, lets the event loop turn if enough code was compiled since it last did (a small graph never waits). */
+  async function yieldIfDue(): Promise<void> {
+    if (charsSinceYield < YIELD_AFTER_CHARS) return;
+    charsSinceYield = 0;
+    await nextLinkTurn();
   }
 
   async function loadAll(module: Module): Promise<void> {
@@ -123,6 +167,7 @@ export function createLinker(options: LinkerOptions): Linker {
 
   return {
     async link(source, filename, context) {
+      admit(source, undefined);
       const tool = compile(source, filename);
       await loadAll(tool);
       tool.instantiateSync(context, resolve);
@@ -130,6 +175,9 @@ export function createLinker(options: LinkerOptions): Linker {
     },
     get failure() {
       return failure;
+    },
+    get rewriteMs() {
+      return rewriteMs;
     },
     release() {
       releaseAll(compiled.splice(0));

@@ -92,6 +92,21 @@ function isJob(value: unknown): value is RunJob {
 
 /** A run still going after this long is acknowledged even if it has had no effect yet. */
 const ACK_AFTER_MS = 5;
+/**
+ * A run shipping this much code is acknowledged before it links: linking holds our thread (the ack
+ * timer cannot fire), and if we die meanwhile the pool must not re-run it on another worker.
+ */
+const ACK_BEFORE_LINK_CHARS = 64 * 1024;
+
+/** Characters of code the job brings (the tool and its shipped modules), counted until `enough`. */
+function shippedChars(job: RunJob, enough: number): number {
+  let chars = job.source.length;
+  for (const source of Object.values(job.modules ?? {})) {
+    if (chars >= enough) break;
+    chars += source?.length ?? 0;
+  }
+  return chars;
+}
 
 function onRun(job: unknown): void {
   if (!isJob(job)) return fatal("received a malformed job");
@@ -113,6 +128,7 @@ function onRun(job: unknown): void {
     send({ t: "started", runId });
   };
   const ackTimer = setTimeout(acknowledge, ACK_AFTER_MS);
+  if (shippedChars(job, ACK_BEFORE_LINK_CHARS) >= ACK_BEFORE_LINK_CHARS) acknowledge();
   // Before the first knot:plugin call: the host must know the run has had an effect outside its
   // isolate, so that it never runs it again when another run costs this worker (worker-slot.ts).
   let effectful = false;

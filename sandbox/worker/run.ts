@@ -99,6 +99,14 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
     }
   }
 
+  /**
+   * The linker's parsing ran on the worker's thread, outside isolate.cpuTime: it counts as the run's
+   * CPU (the next check sees it). Below a millisecond it is not worth a BigInt.
+   */
+  function chargeRewrite(ms: number): void {
+    if (ms >= 1) cpuAtStart -= BigInt(Math.round(ms * 1_000_000));
+  }
+
   function settleMemory(): void {
     settle({ ok: false, error: safeError("MEMORY_LIMIT", `the tool went over its memory limit of ${limits.heapMb} MB`) });
   }
@@ -288,6 +296,7 @@ export function startRun(job: RunJob, env: RunEnvironment): RunHandle {
       if (missing !== undefined) return settle({ ok: false, error: missing });
       throw error;
     }
+    chargeRewrite(linker.rewriteMs);
     if (settled) return;
     // Compiled with the context, ahead of the run (fresh-context.ts); linked to this run's tool here.
     const { entry } = fresh;

@@ -10,7 +10,7 @@
  *   several authors share one, nothing: the import is ambiguous until written `lib:<owner>__fmt`;
  * - `lib:alice__fmt` — alice's lib `fmt`, when it is shared with the author.
  */
-import { createTextMemo, listImports, prepareSource, type Diagnostic } from "../../client-modules/index.ts";
+import { createTextMemo, listSavedImports, prepareSource, SOURCE_MEMO, type Diagnostic } from "../../client-modules/index.ts";
 import type { LibPin, Store, UserToolSummary } from "../store/store.ts";
 import { qualifiedName } from "./tool-names.ts";
 
@@ -39,7 +39,7 @@ export function meaningOf(libs: readonly UserToolSummary[], authorId: string, na
 
 /** Every name a `lib:` specifier the code imports names (static and literal dynamic imports), with its site. */
 /** `lib:` import sites by the JavaScript they were listed from (runs of a saved tool list the same text). */
-const libSites = createTextMemo<readonly LibImportSite[]>({ entries: 256, maxChars: 65_536 });
+const libSites = createTextMemo<readonly LibImportSite[]>(SOURCE_MEMO);
 
 export interface LibImportSite {
   readonly name: string;
@@ -52,7 +52,7 @@ export function libImports(code: string, language: "js" | "ts"): readonly LibImp
   const prepared = prepareSource(code, language, "pins");
   if (!prepared.ok) return [];
   return libSites(prepared.js, () => {
-    const listed = listImports(prepared.js);
+    const listed = listSavedImports(prepared.js);
     if (!listed.ok) return Object.freeze([]);
     return Object.freeze(listed.imports
       .filter((site) => site.specifier.startsWith("lib:"))

@@ -5,17 +5,17 @@
  * rule itself; a specifier missing here (a form this scan does not see) still reaches the host
  * through the pool's resolve round trip, so the set is a shortcut, never a second rule.
  */
-import { createTextMemo, listImports } from "../../client-modules/index.ts";
+import { createTextMemo, listSavedImports, SOURCE_MEMO } from "../../client-modules/index.ts";
 import { MAX_MODULES_PER_RUN } from "../../sandbox/protocol.ts";
 
 /** Import lists of recent sources (a saved tool runs again and again). */
-const listed = createTextMemo<readonly string[]>({ entries: 256, maxChars: 65_536 });
+const listed = createTextMemo<readonly string[]>(SOURCE_MEMO);
 
 function staticImports(source: string): readonly string[] {
   // Nothing to resolve unless the text names a plugin: or lib: module.
   if (!source.includes("plugin:") && !source.includes("lib:")) return [];
   return listed(source, () => {
-    const scan = listImports(source);
+    const scan = listSavedImports(source);
     return Object.freeze(scan.ok ? [...new Set(scan.imports.filter((site) => !site.dynamic).map((site) => site.specifier))] : []);
   });
 }

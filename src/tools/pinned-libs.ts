@@ -4,9 +4,12 @@
  * be readable by them, and so must the pinned version (tool-visibility.ts). Anything else fails
  * the run before it starts, with a message saying which lib and what to do; nothing is ever
  * substituted. The sandbox's module namespace is flat per run, so two pins that give one
- * `lib:<name>` two different libs are refused too.
+ * `lib:<name>` two different libs are refused too. The tool and its libs together hold at most the
+ * sandbox's MAX_MODULE_GRAPH_CHARS: checked here before any lib is stripped or parsed, so a run
+ * never costs the server's thread more than that much parsing.
  */
 import { prepareSource } from "../../client-modules/index.ts";
+import { MAX_MODULE_GRAPH_CHARS } from "../../sandbox/protocol.ts";
 import type { LibPin, Store } from "../store/store.ts";
 import { libImports } from "./lib-pins.ts";
 import { toolVisible, versionVisible, type Reader } from "./tool-visibility.ts";
@@ -32,6 +35,7 @@ export async function loadPinnedLibs(store: Store, reader: Reader, root: PinnedR
   const modules = new Map<string, string>();
   const chosen = new Map<string, string>(); // name → lib id
   const fail = (message: string): PinnedModules => ({ ok: false, message });
+  let graphChars = root.code.length;
   if (root.saved) {
     const missing = unpinned(root.code, root.language, root.libPins);
     if (missing) return fail(`lib:${missing} is not pinned (the tool was saved before libs were pinned, or the name was ambiguous): ${UPDATE}`);
@@ -53,6 +57,10 @@ export async function loadPinnedLibs(store: Store, reader: Reader, root: PinnedR
     if (!saved) return fail(`${specifier} (pinned by ${via}) has no version ${pin.version} any more: ${UPDATE}`);
     if (!versionVisible(reader, lib, saved.tool)) {
       return fail(`${specifier} (pinned by ${via}) is pinned to version ${pin.version} of ${lib.ownerName}'s lib "${lib.name}", which was not shared with you when it was saved: ${UPDATE}`);
+    }
+    graphChars += saved.tool.code.length;
+    if (graphChars > MAX_MODULE_GRAPH_CHARS) {
+      return fail(`${specifier} (pinned by ${via}) is too large: a tool and the modules it loads may hold at most ${MAX_MODULE_GRAPH_CHARS.toLocaleString("en-US")} characters of code together`);
     }
     const prepared = prepareSource(saved.tool.code, saved.tool.language, specifier);
     if (!prepared.ok) return fail(`${specifier} (version ${pin.version}) does not compile: ${prepared.diagnostics[0]?.message ?? "syntax error"}`);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { SandboxPool } from "../../sandbox/index.ts";
+import { MAX_MODULE_GRAPH_CHARS } from "../../sandbox/protocol.ts";
 import { assertError, assertOk, createTestPool, runTool } from "./harness.ts";
 
 let pool: SandboxPool;
@@ -96,7 +97,7 @@ test("a module set shipped with the job links without asking the host; the impor
   await assert.rejects(runTool(pool, "export default () => 1", { modules: { "lib:x": 5 } as never }), /job\.modules/);
 });
 
-test("the worker's own module limits hold for a shipped set: at most 64 modules, none over 4 MB", async () => {
+test("the worker's own module limits hold for a shipped set: at most 64 modules, 1 MiB of code in all", async () => {
   // A chain lib:m0 → lib:m1 → … → lib:m64: 65 modules besides the tool.
   const chain: Record<string, string> = {};
   for (let i = 0; i <= 64; i++) chain[`lib:m${i}`] = i < 64 ? `import x from "lib:m${i + 1}"; export default x;` : "export default 1;";
@@ -104,8 +105,13 @@ test("the worker's own module limits hold for a shipped set: at most 64 modules,
   assertError(await runTool(pool, `import x from "lib:m0"; export default () => x`, { modules: chain, hooks: { resolveModule: resolver(seen) } }), "MODULE_NOT_ALLOWED", /at most 64 modules/);
   const within = Object.fromEntries(Object.entries(chain).slice(-63));
   assertOk(await runTool(pool, `import x from "lib:m2"; export default () => x`, { modules: within, hooks: { resolveModule: resolver(seen) } }));
-  const huge = `export default ${JSON.stringify("x".repeat(4 * 1024 * 1024))};`;
-  assertError(await runTool(pool, `import x from "lib:big"; export default () => x.length`, { modules: { "lib:big": huge }, hooks: { resolveModule: resolver(seen) } }), "MODULE_NOT_ALLOWED", /lib:big.*too large/);
+  const huge = `export default ${JSON.stringify("x".repeat(MAX_MODULE_GRAPH_CHARS))};`;
+  assertError(await runTool(pool, `import x from "lib:big"; export default () => x.length`, { modules: { "lib:big": huge }, hooks: { resolveModule: resolver(seen) } }), "MODULE_NOT_ALLOWED", /lib:big.*too large.*at most 1,048,576 characters/);
+  // The budget is the graph's, not each module's: two halves go over it together.
+  const half = `export default ${JSON.stringify("x".repeat(MAX_MODULE_GRAPH_CHARS / 2))};`;
+  const halves = { "lib:h1": half, "lib:h2": half };
+  assertError(await runTool(pool, `import a from "lib:h1"; import b from "lib:h2"; export default () => a.length + b.length`, { modules: halves, hooks: { resolveModule: resolver(seen) } }), "MODULE_NOT_ALLOWED", /lib:h2.*too large/);
+  assertError(await runTool(pool, `export default () => ${JSON.stringify("x".repeat(MAX_MODULE_GRAPH_CHARS))}.length`), "MODULE_NOT_ALLOWED", /the tool is too large/);
   assert.deepEqual(seen, [], "every module came with the job");
 });
 
