@@ -11,7 +11,7 @@ export const SANDBOX_ERROR_CODES = Object.freeze({
   MEMORY_LIMIT: "the run (or its worker process) went over its memory limit (`limits.heap_mb`, 64 MB)",
   RESULT_TOO_LARGE: "the result is larger than `limits.result_bytes` (1 MB)",
   LOOPBACK_LIMIT: "more `knot:plugin` calls than `limits.loopback_calls` (100)",
-  MODULE_NOT_ALLOWED: "an import that is unknown or not permitted to user tools, or a member the module does not export (\"identifier not found: X in plugin:Y\")",
+  MODULE_NOT_ALLOWED: "an import that is unknown or not permitted to user tools, or a member the module does not export (\"identifier not found: X in plugin:Y\"), or a module graph over a run's bounds (64 modules, 1 MiB of code: \"import \"lib:x\" is too large: …\")",
   SYNTAX_ERROR: "the tool's (or an imported module's) source does not parse",
   TOOL_ERROR: "the tool reported an error (`returnError`) or threw one",
   INVALID_ARGUMENT: "a `knot:tool` getter could not read an argument: missing without a default, or not the asked type (the message names it; catchable as `e.code === \"INVALID_ARGUMENT\"`)",
