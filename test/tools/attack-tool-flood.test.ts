@@ -67,4 +67,17 @@ describe("attack: one author floods every user's tool listing", () => {
     const second = await modernCall(t.url, alice, "tools/call", { name: "mallory__flood_0", arguments: {} });
     assert.match(JSON.stringify(second.response.result?.content), /v2 0/, JSON.stringify(second.response));
   });
+
+  it("code is loaded for exactly the listed version; a version deleted with its tool is not in the history any more: NOT_FOUND", async () => {
+    const alice = (await t.app.store.listUsers()).find((u) => u.name === "alice")!;
+    const principal = { user: alice, groups: [], scopes: null, isAdmin: false } as never;
+    const [listed] = (await t.app.catalog.list(principal)).filter((x) => x.name === "flood_2");
+    assert.ok(listed && !("code" in listed));
+    const mallory = (await t.app.store.listUsers()).find((u) => u.name === "mallory")!;
+    await t.app.store.updateUserTool(listed.id, mallory.id, { ...(await t.app.store.getUserTool(listed.id))!, code: "export default () => 'v9';" });
+    assert.match((await t.app.catalog.withCode(listed)).code, /v1 2/, "the listed version's code, not the newer one");
+    await t.app.store.deleteUserTool(listed.id);
+    const deleted = { ...listed, version: listed.version + 1 }; // a version never loaded before: no kept copy to serve
+    await assert.rejects(t.app.catalog.withCode(deleted), (error: { code?: string }) => error.code === "NOT_FOUND");
+  });
 });
